@@ -1,0 +1,95 @@
+package dev.rivulet.core;
+
+import dev.rivulet.core.progress.IdleStrategy;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Immutable transport settings. Start from {@link #defaults()}; every setter returns a new instance.
+ *
+ * @param progressThreads    polling threads per transport
+ * @param idleStrategy       makes one idle strategy per polling thread
+ * @param sendQueueDepth     operations an endpoint keeps posted at once; more wait in its pending FIFO
+ * @param receiveQueueDepth  receive buffers (hence credits) an endpoint posts at most
+ * @param sendPrefetch       items a streaming send requests from its upstream before the first completion
+ * @param meterRegistry      where {@code rivulet.*} meters go; {@code null} for none
+ * @param observer           completion hook, {@code null} for none
+ * @param options            provider-specific settings (e.g. {@code provider=tcp})
+ */
+public record TransportConfig(int progressThreads, Supplier<IdleStrategy> idleStrategy, int sendQueueDepth,
+                              int receiveQueueDepth, int sendPrefetch, MeterRegistry meterRegistry,
+                              OperationObserver observer, Map<String, String> options) {
+
+    public static final int DEFAULT_QUEUE_DEPTH = 128;
+
+    public TransportConfig {
+        if (progressThreads < 1) {
+            throw new IllegalArgumentException("progressThreads must be >= 1");
+        }
+        if (sendQueueDepth < 1 || receiveQueueDepth < 1 || sendPrefetch < 1) {
+            throw new IllegalArgumentException("queue depths and prefetch must be >= 1");
+        }
+        Objects.requireNonNull(idleStrategy, "idleStrategy");
+        options = Map.copyOf(options);
+    }
+
+    public static TransportConfig defaults() {
+        return new TransportConfig(1, IdleStrategy::defaultStrategy, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH,
+                DEFAULT_QUEUE_DEPTH, null, null, Map.of());
+    }
+
+    public TransportConfig progressThreads(int n) {
+        return new TransportConfig(n, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
+                observer, options);
+    }
+
+    public TransportConfig idleStrategy(Supplier<IdleStrategy> s) {
+        return new TransportConfig(progressThreads, s, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
+                observer, options);
+    }
+
+    public TransportConfig sendQueueDepth(int n) {
+        return new TransportConfig(progressThreads, idleStrategy, n, receiveQueueDepth, sendPrefetch, meterRegistry,
+                observer, options);
+    }
+
+    public TransportConfig receiveQueueDepth(int n) {
+        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, n, sendPrefetch, meterRegistry,
+                observer, options);
+    }
+
+    public TransportConfig sendPrefetch(int n) {
+        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, n, meterRegistry,
+                observer, options);
+    }
+
+    public TransportConfig meterRegistry(MeterRegistry r) {
+        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, r,
+                observer, options);
+    }
+
+    public TransportConfig observer(OperationObserver o) {
+        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, o, options);
+    }
+
+    public TransportConfig option(String key, String value) {
+        Map<String, String> m = new HashMap<>(options);
+        m.put(key, value);
+        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, m);
+    }
+
+    public String optionOr(String key, String fallback) {
+        return options.getOrDefault(key, fallback);
+    }
+
+    public int intOption(String key, int fallback) {
+        String v = options.get(key);
+        return v == null ? fallback : Integer.parseInt(v.trim());
+    }
+}

@@ -1,0 +1,61 @@
+package dev.rivulet.core;
+
+import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.core.spi.TransportProvider;
+
+import java.net.URI;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/** Finds transport providers through {@link ServiceLoader} and opens transports by name, scheme or preference. */
+public final class Transports {
+
+    private Transports() {
+    }
+
+    /** Every provider on the class path, best first. */
+    public static List<TransportProvider> providers() {
+        return ServiceLoader.load(TransportProvider.class).stream()
+                .map(ServiceLoader.Provider::get)
+                .sorted(Comparator.comparingInt(TransportProvider::priority).reversed())
+                .toList();
+    }
+
+    public static Optional<TransportProvider> provider(String name) {
+        return providers().stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    /** The provider whose scheme matches {@code address} ({@code fabric://...}, {@code local://...}). */
+    public static Optional<TransportProvider> forAddress(String address) {
+        String scheme = URI.create(address).getScheme();
+        return providers().stream().filter(p -> p.scheme().equals(scheme)).findFirst();
+    }
+
+    /** Opens the named provider, or fails with why it is unavailable. */
+    public static Transport open(String name, TransportConfig config) {
+        TransportProvider p = provider(name).orElseThrow(() -> new TransportUnavailableException(
+                "no transport provider named '" + name + "'; known: " + describe()));
+        var a = p.availability();
+        if (!a.available()) {
+            throw new TransportUnavailableException("transport '" + name + "' is unavailable: " + a.reason());
+        }
+        return p.open(config);
+    }
+
+    /** The highest-priority available provider (the in-JVM {@code local} one at worst). */
+    public static TransportProvider best() {
+        return providers().stream().filter(p -> p.availability().available()).findFirst()
+                .orElseThrow(() -> new TransportUnavailableException("no transport available: " + describe()));
+    }
+
+    /** One line per provider: name, scheme, and availability with its reason. */
+    public static String describe() {
+        return providers().stream()
+                .map(p -> p.name() + " (" + p.scheme() + "://, " + (p.availability().available() ? "available"
+                        : "unavailable: " + p.availability().reason()) + ")")
+                .collect(Collectors.joining("; "));
+    }
+}

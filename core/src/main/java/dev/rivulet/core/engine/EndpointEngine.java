@@ -1,0 +1,720 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.Operation;
+import dev.rivulet.core.OperationObserver;
+import dev.rivulet.core.error.ConnectionLostException;
+import dev.rivulet.core.error.CreditProtocolException;
+import dev.rivulet.core.error.InvalidMemoryException;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.error.OperationNotSupportedException;
+import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.metrics.TransportMetrics;
+import dev.rivulet.core.progress.Pollable;
+import dev.rivulet.core.progress.ProgressLoop;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.util.ArrayDeque;
+
+/**
+ * The transport-neutral half of every endpoint: the reactive API, the credit protocol, the pending FIFO and the
+ * bookkeeping that makes cancellation and close safe. A backend supplies only a {@link Wire}.
+ *
+ * <p>Path of one {@code send}: the subscriber's thread builds an {@link Op} and hands it to the progress loop
+ * ({@link ProgressLoop#execute}); on the loop the op joins the pending FIFO ({@link #enqueue}); {@link #drain()}
+ * posts it to the wire once a receiver credit and a send slot are free, in FIFO order, parking it again on
+ * NO_RESOURCE; the wire's completion comes back through {@link WireEvents#completed} during {@link #poll()}, which
+ * releases the buffer, frees the slot and signals the subscriber.
+ *
+ * <p>All mutable state below is confined to the progress loop thread.
+ */
+public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
+
+    private static final Logger log = LoggerFactory.getLogger(EndpointEngine.class);
+
+    private final Wire wire;
+    private final ProgressLoop loop;
+    private final MemoryDomain memory;
+    private final TransportMetrics metrics;
+    private final OperationObserver observer;
+    private final Capabilities caps;
+    private final int sendDepth;
+    private final int receiveDepth;
+    private final int sendPrefetch;
+    private final Runnable onClosed;
+    private final Sinks.Empty<Void> closedSink = Sinks.empty();
+
+    // ---- progress-thread state ----
+    private final ArrayDeque<Op> pending = new ArrayDeque<>();
+    private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
+    private int inFlight;
+    private int sendsInFlight;
+    private int maxSendsInFlight;
+    private long sendCredits;
+    private int receivesPosted;
+    private int maxReceivesPosted;
+    private long creditsOwed;
+    private int controlInFlight;
+    private long creditsGranted;
+    private long creditsReceived;
+    private long messagesSent;
+    private long messagesReceived;
+    private long retries;
+    private long creditStalls;
+    private long stallStart;
+    private ReceiveFlux.Receiver receiver;
+    private boolean peerClosed;
+    private TransportException closeCause;
+    private volatile boolean closed;
+
+    public EndpointEngine(Wire wire, ProgressLoop loop, MemoryDomain memory, TransportMetrics metrics,
+                          OperationObserver observer, int sendPrefetch, Runnable onClosed) {
+        this.wire = wire;
+        this.loop = loop;
+        this.memory = memory;
+        this.metrics = metrics;
+        this.observer = observer;
+        this.caps = wire.capabilities();
+        this.sendDepth = caps.sendQueueDepth();
+        this.receiveDepth = caps.receiveQueueDepth();
+        this.sendPrefetch = Math.min(sendPrefetch, sendDepth);
+        this.onClosed = onClosed;
+    }
+
+    /** Starts polling this endpoint's wire. */
+    public void start() {
+        loop.register(this);
+    }
+
+    ProgressLoop loop() {
+        return loop;
+    }
+
+    int sendPrefetch() {
+        return sendPrefetch;
+    }
+
+    // =====================================================================================================
+    // Public API: builds ops on the caller's thread, validates what can be validated there.
+    // =====================================================================================================
+
+    @Override
+    public Mono<Void> send(Buffer buffer) {
+        return new OpMono<>(this, op -> {
+            if (buffer == null) {
+                throw new InvalidRequestException("buffer is null");
+            }
+            op.kind = OpKind.SEND;
+            checkSendBuffer(buffer);
+            op.buffer = buffer;
+        }, buffer);
+    }
+
+    @Override
+    public Mono<Void> send(Publisher<Buffer> buffers) {
+        if (buffers == null) {
+            return Mono.error(new InvalidRequestException("publisher is null"));
+        }
+        return new StreamingSend.SendMono(this, buffers);
+    }
+
+    @Override
+    public Flux<Buffer> receive() {
+        return new ReceiveFlux(this);
+    }
+
+    @Override
+    public Mono<Void> put(RegisteredSlice local, RemoteMemory remote) {
+        return new OpMono<>(this, op -> {
+            checkRma(local, remote, Operation.PUT);
+            op.kind = OpKind.PUT;
+            op.local = local;
+            op.remote = remote;
+        }, null);
+    }
+
+    @Override
+    public Mono<Void> get(RemoteMemory remote, RegisteredSlice local) {
+        return new OpMono<>(this, op -> {
+            checkRma(local, remote, Operation.GET);
+            op.kind = OpKind.GET;
+            op.local = local;
+            op.remote = remote;
+        }, null);
+    }
+
+    @Override
+    public Mono<Void> add(RemoteMemory remote, long delta) {
+        return atomic(AtomicOp.ADD, 8, remote, delta, 0);
+    }
+
+    @Override
+    public Mono<Long> fetchAdd(RemoteMemory remote, long delta) {
+        return atomic(AtomicOp.FETCH_ADD, 8, remote, delta, 0);
+    }
+
+    @Override
+    public Mono<Long> compareAndSwap(RemoteMemory remote, long expected, long desired) {
+        return atomic(AtomicOp.COMPARE_SWAP, 8, remote, desired, expected);
+    }
+
+    @Override
+    public Mono<Long> swap(RemoteMemory remote, long value) {
+        return atomic(AtomicOp.SWAP, 8, remote, value, 0);
+    }
+
+    @Override
+    public Mono<Long> fetchAdd32(RemoteMemory remote, int delta) {
+        return atomic(AtomicOp.FETCH_ADD, 4, remote, delta, 0);
+    }
+
+    @Override
+    public Mono<Long> compareAndSwap32(RemoteMemory remote, int expected, int desired) {
+        return atomic(AtomicOp.COMPARE_SWAP, 4, remote, desired, expected);
+    }
+
+    @Override
+    public Mono<Long> swap32(RemoteMemory remote, int value) {
+        return atomic(AtomicOp.SWAP, 4, remote, value, 0);
+    }
+
+    private <T> Mono<T> atomic(AtomicOp a, int width, RemoteMemory remote, long operand, long compare) {
+        return new OpMono<>(this, op -> {
+            Operation cap = a.operation(width);
+            if (!caps.supports(cap)) {
+                throw new OperationNotSupportedException(caps.transport() + " does not offer " + cap);
+            }
+            if (remote == null) {
+                throw new InvalidRequestException("remote memory is null");
+            }
+            if (remote.length() < width) {
+                throw new RemoteAccessException("atomic of " + width + " bytes outside remote window of "
+                        + remote.length() + " bytes");
+            }
+            if ((remote.address() & (width - 1)) != 0) {
+                throw new InvalidRequestException("atomic target 0x" + Long.toHexString(remote.address())
+                        + " is not " + width + "-byte aligned");
+            }
+            op.kind = OpKind.ATOMIC;
+            op.atomic = a;
+            op.width = width;
+            op.remote = remote;
+            op.operand = operand;
+            op.compare = compare;
+        }, null);
+    }
+
+    @Override
+    public Mono<Void> flush() {
+        return new OpMono<>(this, op -> op.kind = OpKind.FLUSH, null);
+    }
+
+    @Override
+    public Mono<Void> fence() {
+        return new OpMono<>(this, op -> op.kind = OpKind.FENCE, null);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return caps;
+    }
+
+    @Override
+    public MemoryDomain memory() {
+        return memory;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return wire.remoteAddress();
+    }
+
+    @Override
+    public Mono<EndpointStats> stats() {
+        return Mono.<EndpointStats>create(sink -> {
+            try {
+                loop.execute(() -> sink.success(snapshot()));
+            } catch (RuntimeException e) {
+                sink.error(new ResourceClosedException("transport is closed", e));
+            }
+        });
+    }
+
+    private EndpointStats snapshot() {
+        return new EndpointStats(sendCredits, sendsInFlight, maxSendsInFlight, creditsGranted, creditsReceived,
+                messagesSent, messagesReceived, receivesPosted, maxReceivesPosted, pending.size(), retries,
+                creditStalls);
+    }
+
+    @Override
+    public Mono<Void> onClose() {
+        return closedSink.asMono();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return closed;
+    }
+
+    @Override
+    public void dispose() {
+        if (closed) {
+            return;
+        }
+        try {
+            loop.execute(() -> close(new ResourceClosedException("endpoint was closed"), true));
+        } catch (RuntimeException e) {
+            // the loop is already gone (transport disposed): it closed this endpoint on the way out
+        }
+    }
+
+    void checkSendBuffer(Buffer buffer) {
+        if (buffer.refCnt() <= 0) {
+            throw new InvalidMemoryException("buffer was already released");
+        }
+        if (buffer.region().domain() != memory) {
+            throw new InvalidMemoryException("buffer is not registered with this transport's memory domain");
+        }
+        if (buffer.length() > caps.maxMessageSize()) {
+            throw new MessageTooLargeException("message of " + buffer.length() + " bytes exceeds the maximum of "
+                    + caps.maxMessageSize() + " on " + caps.transport());
+        }
+    }
+
+    private void checkRma(RegisteredSlice local, RemoteMemory remote, Operation op) {
+        if (!caps.supports(op)) {
+            throw new OperationNotSupportedException(caps.transport() + " does not offer " + op);
+        }
+        if (local == null || remote == null) {
+            throw new InvalidRequestException("local slice and remote memory must not be null");
+        }
+        if (local.region().domain() != memory) {
+            throw new InvalidMemoryException("local memory is not registered with this transport's memory domain");
+        }
+        if (!local.region().isOpen()) {
+            throw new InvalidMemoryException("local memory region is closed");
+        }
+        if (local.length() > remote.length()) {
+            throw new RemoteAccessException(op + " of " + local.length() + " bytes outside remote window of "
+                    + remote.length() + " bytes");
+        }
+        if (local.length() > caps.maxMessageSize()) {
+            throw new MessageTooLargeException(op + " of " + local.length() + " bytes exceeds the maximum of "
+                    + caps.maxMessageSize());
+        }
+    }
+
+    /** Builds a reusable op for a streaming send. */
+    Op newOp() {
+        return new Op(this);
+    }
+
+    /** Hands {@code op} to the progress loop; fails it at once when the loop is gone. */
+    void submit(Op op) {
+        op.startNanos = System.nanoTime();
+        try {
+            loop.execute(op);
+        } catch (RuntimeException e) {
+            op.releaseResources();
+            op.sink.opFailed(op, new ResourceClosedException("transport is closed"));
+        }
+    }
+
+    // =====================================================================================================
+    // Progress thread from here on.
+    // =====================================================================================================
+
+    void enqueue(Op op) {
+        if (closed) {
+            fail(op, closeCause);
+            return;
+        }
+        if (!op.pin()) {
+            fail(op, new InvalidMemoryException("memory region was closed before the operation was posted"));
+            return;
+        }
+        pending.addLast(op);
+        metrics.pendingDelta(1);
+        drain();
+    }
+
+    @Override
+    public int poll() {
+        int work = wire.poll(this);
+        if (!closed) {
+            work += drain();
+            sendOwedCredits();
+        }
+        return work;
+    }
+
+    /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */
+    private int drain() {
+        int work = 0;
+        Op op;
+        while ((op = pending.peekFirst()) != null) {
+            if (op.isCancelled()) {
+                removeHead();
+                finish(op, false, 0, null);
+                work++;
+                continue;
+            }
+            int rc;
+            try {
+                switch (op.kind) {
+                    case SEND -> {
+                        if (sendCredits <= 0) {
+                            if (stallStart == 0) {
+                                stallStart = System.nanoTime();
+                                creditStalls++;
+                            }
+                            return work;
+                        }
+                        if (inFlight >= sendDepth) {
+                            return work;
+                        }
+                        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
+                        rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                        creditsOwed -= grant;
+                        if (stallStart != 0) {
+                            metrics.creditStall(System.nanoTime() - stallStart);
+                            stallStart = 0;
+                        }
+                        sendCredits--;
+                        messagesSent++;
+                        metrics.bytesSent(op.buffer.length());
+                    }
+                    case PUT, GET, ATOMIC -> {
+                        if (inFlight >= sendDepth) {
+                            return work;
+                        }
+                        rc = wire.rma(op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                    }
+                    case FENCE -> {
+                        if (inFlight > 0) {
+                            return work;
+                        }
+                        rc = Wire.DONE;
+                    }
+                    case FLUSH -> {
+                        if (inFlight > 0) {
+                            return work;
+                        }
+                        rc = wire.flush(op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                    }
+                    default -> throw new IllegalStateException("unknown op " + op.kind);
+                }
+            } catch (TransportException e) {
+                removeHead();
+                fail(op, e);
+                work++;
+                continue;
+            }
+            removeHead();
+            work++;
+            op.posted = true;
+            metrics.posted(op.kind);
+            if (rc == Wire.DONE) {
+                finish(op, true, 0, null);
+            } else {
+                inFlight++;
+                if (op.kind == OpKind.SEND && ++sendsInFlight > maxSendsInFlight) {
+                    maxSendsInFlight = sendsInFlight;
+                }
+            }
+        }
+        return work;
+    }
+
+    private void removeHead() {
+        pending.pollFirst();
+        metrics.pendingDelta(-1);
+    }
+
+    private void noResource() {
+        retries++;
+        metrics.retry();
+    }
+
+    /** Grants the credits owed to the peer in a standalone word when no data message can carry them now. */
+    private void sendOwedCredits() {
+        if (creditsOwed == 0 || controlInFlight > 0 || closed) {
+            return;
+        }
+        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
+        try {
+            int rc = wire.send(ControlWord.encode(ControlWord.CREDIT, grant), null);
+            if (rc == Wire.NO_RESOURCE) {
+                return;
+            }
+            creditsOwed -= grant;
+            if (rc == Wire.POSTED) {
+                controlInFlight++;
+            }
+        } catch (TransportException e) {
+            broken(e);
+        }
+    }
+
+    // ---- WireEvents ----
+
+    @Override
+    public void completed(Op op, long value) {
+        retire(op);
+        finish(op, true, value, null);
+    }
+
+    @Override
+    public void failed(Op op, TransportException error) {
+        retire(op);
+        finish(op, true, 0, error);
+    }
+
+    private void retire(Op op) {
+        inFlight--;
+        if (op.kind == OpKind.SEND) {
+            sendsInFlight--;
+        }
+    }
+
+    @Override
+    public void controlCompleted() {
+        controlInFlight--;
+    }
+
+    @Override
+    public void received(long word, Buffer payload) {
+        if (!ControlWord.isValid(word)) {
+            if (payload != null) {
+                payload.release();
+            }
+            broken(new CreditProtocolException("malformed control word 0x" + Long.toHexString(word)));
+            return;
+        }
+        long credits = ControlWord.credits(word);
+        if (credits > 0) {
+            sendCredits += credits;
+            creditsReceived += credits;
+        }
+        switch (ControlWord.type(word)) {
+            case ControlWord.DATA -> {
+                if (closed && !peerClosed) {
+                    payload.release();
+                    return;
+                }
+                if (receivesPosted <= 0) {
+                    payload.release();
+                    broken(new CreditProtocolException("peer sent a message without a credit"));
+                    return;
+                }
+                receivesPosted--;
+                messagesReceived++;
+                metrics.bytesReceived(payload.length());
+                undelivered.addLast(payload);
+                serviceReceiver();
+            }
+            case ControlWord.CLOSE -> peerClosed();
+            default -> {
+                if (payload != null) {
+                    payload.release();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void broken(TransportException cause) {
+        close(cause, false);
+    }
+
+    private void peerClosed() {
+        if (closed) {
+            return;
+        }
+        peerClosed = true;
+        close(new ConnectionLostException("peer closed the endpoint"), false);
+    }
+
+    // ---- receive side ----
+
+    /** A receiver subscribed (progress thread). */
+    void attach(ReceiveFlux.Receiver r) {
+        if (receiver != null) {
+            r.error(new InvalidRequestException("receive() already has a subscriber"));
+            return;
+        }
+        if (closed && !peerClosed && undelivered.isEmpty()) {
+            if (closeCause instanceof ResourceClosedException) {
+                r.complete();
+            } else {
+                r.error(closeCause);
+            }
+            return;
+        }
+        receiver = r;
+        serviceReceiver();
+    }
+
+    /** Runs on demand changes and arrivals: delivers, then posts receives and owes credits to match demand. */
+    void serviceReceiver() {
+        ReceiveFlux.Receiver r = receiver;
+        if (r == null) {
+            return;
+        }
+        if (r.isCancelled()) {
+            receiver = null;
+            return;
+        }
+        r.collectDemand();
+        while (r.demand > 0 && !undelivered.isEmpty()) {
+            r.demand--;
+            r.next(undelivered.pollFirst());
+            if (r.isCancelled()) {
+                receiver = null;
+                return;
+            }
+        }
+        if (closed) {
+            if (undelivered.isEmpty()) {
+                receiver = null;
+                if (peerClosed || closeCause instanceof ResourceClosedException) {
+                    r.complete();
+                } else {
+                    r.error(closeCause);
+                }
+            }
+            return;
+        }
+        long want = Math.min(r.demand, receiveDepth) - receivesPosted - undelivered.size();
+        if (want > 0) {
+            int n = (int) want;
+            wire.postReceives(n);
+            receivesPosted += n;
+            if (receivesPosted > maxReceivesPosted) {
+                maxReceivesPosted = receivesPosted;
+            }
+            creditsOwed += n;
+            creditsGranted += n;
+        }
+    }
+
+    // ---- completion and close ----
+
+    private void fail(Op op, Throwable error) {
+        finish(op, op.posted, 0, error);
+    }
+
+    private void finish(Op op, boolean wasPosted, long value, Throwable error) {
+        long bytes = op.bytes();
+        op.releaseResources();
+        boolean cancelled = op.isCancelled();
+        long nanos = System.nanoTime() - op.startNanos;
+        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos);
+        if (observer != null) {
+            try {
+                observer.onComplete(op.kind.operation(op.atomic, op.width), bytes, nanos, error, op.context);
+            } catch (Throwable t) {
+                log.warn("operation observer failed", t);
+            }
+        }
+        if (error == null) {
+            op.sink.opCompleted(op, value);
+        } else {
+            op.sink.opFailed(op, error);
+        }
+    }
+
+    /**
+     * Closes the endpoint once: tells the peer when {@code notifyPeer}, fails every op that has not completed, and
+     * terminates the receiver. Progress thread only.
+     */
+    void close(TransportException cause, boolean notifyPeer) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeCause = cause;
+        if (notifyPeer) {
+            try {
+                wire.send(ControlWord.encode(ControlWord.CLOSE, 0), null);
+            } catch (TransportException e) {
+                log.debug("could not tell the peer about close", e);
+            }
+        }
+        Op op;
+        while ((op = pending.pollFirst()) != null) {
+            metrics.pendingDelta(-1);
+            fail(op, cause);
+        }
+        wire.close();
+        // Ops still posted come back now, completed or flushed with an error; their buffers are released then.
+        wire.poll(this);
+        if (!peerClosed) {
+            Buffer b;
+            while ((b = undelivered.pollFirst()) != null) {
+                b.release();
+            }
+        }
+        serviceReceiver();
+        loop.deregister(this);
+        closedSink.tryEmitEmpty();
+        if (onClosed != null) {
+            onClosed.run();
+        }
+    }
+
+    /** Used by transports closing all endpoints: closes on the progress loop, or right here when it is gone. */
+    public void closeFromTransport(TransportException cause) {
+        if (closed) {
+            return;
+        }
+        if (loop.inLoop() || !loop.isRunning()) {
+            close(cause, true);
+        } else {
+            try {
+                loop.execute(() -> close(cause, true));
+            } catch (RuntimeException e) {
+                close(cause, true);
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    TransportException closeCause() {
+        return closeCause;
+    }
+
+    @Override
+    public String toString() {
+        return "Endpoint[" + caps.transport() + " -> " + wire.remoteAddress() + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+
+/**
+ * One operation on its way from a subscriber to a wire and back. Created on the subscribing thread, then owned by
+ * the endpoint's progress thread from the moment it is submitted until it is finished. Streaming sends reuse their
+ * ops, so the steady-state send path allocates none.
+ *
+ * <p>Wires read the fields they need through the accessors and report completion with the op as context.
+ */
+public final class Op implements Runnable {
+
+    /** Receives the outcome; called on the progress thread. */
+    interface Sink {
+        void opCompleted(Op op, long value);
+
+        void opFailed(Op op, Throwable error);
+    }
+
+    final EndpointEngine engine;
+    OpKind kind;
+    Buffer buffer;
+    RegisteredSlice local;
+    RemoteMemory remote;
+    AtomicOp atomic;
+    int width;
+    long operand;
+    long compare;
+    Sink sink;
+    ContextView context = Context.empty();
+    long startNanos;
+    boolean posted;
+    private MemoryRegion pinnedLocal;
+    private volatile boolean cancelled;
+    /** Free for the wire: e.g. a native context slot index or a posting sequence number. */
+    public long wireTag;
+
+    Op(EndpointEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Submission: runs on the progress thread. */
+    @Override
+    public void run() {
+        engine.enqueue(this);
+    }
+
+    public OpKind kind() {
+        return kind;
+    }
+
+    /** The message of a {@link OpKind#SEND}. */
+    public Buffer buffer() {
+        return buffer;
+    }
+
+    /** Local memory of a put (source) or get (destination). */
+    public RegisteredSlice local() {
+        return local;
+    }
+
+    /** Target of put, get and atomics. */
+    public RemoteMemory remote() {
+        return remote;
+    }
+
+    public AtomicOp atomic() {
+        return atomic;
+    }
+
+    /** Atomic width in bytes: 4 or 8. */
+    public int width() {
+        return width;
+    }
+
+    /** Atomic operand: the addend, the new value of a swap, or the desired value of a compare-and-swap. */
+    public long operand() {
+        return operand;
+    }
+
+    /** The expected value of a compare-and-swap. */
+    public long compare() {
+        return compare;
+    }
+
+    /** Payload bytes, for accounting. */
+    public long bytes() {
+        return switch (kind) {
+            case SEND -> buffer.length();
+            case PUT, GET -> local.length();
+            case ATOMIC -> width;
+            default -> 0;
+        };
+    }
+
+    boolean isCancelled() {
+        return cancelled;
+    }
+
+    void cancel() {
+        cancelled = true;
+    }
+
+    /**
+     * Pins the memory this op lets the provider touch; false when it was deregistered meanwhile. Pairs with
+     * {@link #releaseResources()}.
+     */
+    boolean pin() {
+        MemoryRegion r = kind == OpKind.SEND ? buffer.region() : local != null ? local.region() : null;
+        if (r == null) {
+            return true;
+        }
+        if (!r.tryPin()) {
+            return false;
+        }
+        pinnedLocal = r;
+        return true;
+    }
+
+    /** Unpins memory and drops the send buffer's reference: the provider is done with both. */
+    void releaseResources() {
+        if (pinnedLocal != null) {
+            pinnedLocal.unpin();
+            pinnedLocal = null;
+        }
+        if (buffer != null) {
+            Buffer b = buffer;
+            buffer = null;
+            b.release();
+        }
+    }
+
+    /** Clears the op for reuse by a streaming send. */
+    void recycle() {
+        buffer = null;
+        local = null;
+        remote = null;
+        posted = false;
+        cancelled = false;
+        wireTag = 0;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.Capabilities;
+
+/**
+ * What a backend implements per connection: UCT's transport-level endpoint, one native queue pair. The
+ * {@link EndpointEngine} above it holds everything transport-neutral (credits, the pending FIFO, the reactive
+ * signals), so a wire only posts, polls and reports.
+ *
+ * <p>Every method is called on the endpoint's progress thread only, and a wire never calls back from a post
+ * method: completions are reported from {@link #poll(WireEvents)}. Post methods return {@link #POSTED} (a
+ * completion will follow), {@link #DONE} (completed already, nothing will follow) or {@link #NO_RESOURCE} (nothing
+ * happened; the engine parks the op and retries after the next poll), and throw a
+ * {@link dev.rivulet.core.error.TransportException} for anything that can never succeed.
+ */
+public interface Wire {
+
+    int DONE = 0;
+    int POSTED = 1;
+    int NO_RESOURCE = 2;
+
+    /**
+     * Sends one message carrying {@code controlWord}. {@code op} is the {@link OpKind#SEND} being posted, or
+     * {@code null} for protocol-only words (credit grants, close) whose payload is empty; a wire reports the
+     * completion of those through {@link WireEvents#controlCompleted()} when it returned {@link #POSTED}.
+     */
+    int send(long controlWord, Op op);
+
+    /** Makes room for {@code count} more data messages from the peer (post receive buffers). */
+    void postReceives(int count);
+
+    /** Posts a put, get or atomic (by {@link Op#kind()}). */
+    int rma(Op op);
+
+    /**
+     * Posts whatever makes the operations completed so far remotely complete (nothing, where local completion
+     * already implies it). Called only when nothing else is in flight.
+     */
+    int flush(Op op);
+
+    /** Reaps completions and arrivals; returns how many. */
+    int poll(WireEvents events);
+
+    /** What this connection can do (queue depths as configured). */
+    Capabilities capabilities();
+
+    /** The peer's address for display. */
+    String remoteAddress();
+
+    /**
+     * Tears the connection down. Operations still posted must afterwards be reported by {@link #poll} as failed
+     * (flushed), or completed if they did complete; the engine polls once more after closing.
+     */
+    void close();
+}

@@ -1,0 +1,292 @@
+package dev.rivulet.core.local;
+
+import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.engine.Op;
+import dev.rivulet.core.engine.Wire;
+import dev.rivulet.core.engine.WireEvents;
+import dev.rivulet.core.error.ConnectionLostException;
+import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.progress.ProgressLoop;
+import org.jctools.queues.SpscArrayQueue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One side of an in-JVM connection, behaving like a queue pair on a NIC:
+ *
+ * <ul>
+ *   <li>posts go into a bounded work queue ({@code local.nativeQueueDepth}); a full queue answers NO_RESOURCE;</li>
+ *   <li>the owner's next poll executes the queued work, as a NIC would: a send is copied into a buffer of the
+ *       peer's memory domain and handed to the peer's inbox; puts, gets and atomics act directly on the peer's
+ *       registered memory after the same key, bounds and rights check a NIC does, with the region pinned;</li>
+ *   <li>a completion is reported only after the data is in the peer's memory, so local completion implies remote
+ *       completion and {@code flush} has nothing left to wait for.</li>
+ * </ul>
+ * Credit grants travel through an atomic counter and the close marker through the inbox, behind the data sent
+ * before it.
+ */
+final class LocalWire implements Wire {
+
+    private static final Object CLOSE_MARKER = new Object();
+    private static final long DATA_WORD = ControlWord.encode(ControlWord.DATA, 0);
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    private final ProgressLoop loop;
+    private final MemoryDomain domain;
+    private final Capabilities caps;
+    private final String remoteAddress;
+    private final ArrayDeque<Op> work;
+    private final int workDepth;
+    private final SpscArrayQueue<Object> inbox;
+    private final AtomicLong creditsIn = new AtomicLong();
+    /** Peer threads currently delivering into {@link #inbox}; close waits for them (see {@link #deliver}). */
+    private final AtomicInteger delivering = new AtomicInteger();
+    private LocalWire peer;
+    private volatile boolean closed;
+    private boolean peerGoneReported;
+
+    LocalWire(ProgressLoop loop, MemoryDomain domain, Capabilities caps, int workDepth, String remoteAddress) {
+        this.loop = loop;
+        this.domain = domain;
+        this.caps = caps;
+        this.workDepth = workDepth;
+        this.work = new ArrayDeque<>(workDepth);
+        // Credits bound data messages by the receive depth; close marker and slack on top.
+        this.inbox = new SpscArrayQueue<>(caps.receiveQueueDepth() + 8);
+        this.remoteAddress = remoteAddress;
+    }
+
+    ProgressLoop loop() {
+        return loop;
+    }
+
+    static void connect(LocalWire a, LocalWire b) {
+        a.peer = b;
+        b.peer = a;
+    }
+
+    @Override
+    public int send(long controlWord, Op op) {
+        if (op == null) {
+            switch (ControlWord.type(controlWord)) {
+                case ControlWord.CREDIT -> {
+                    peer.creditsIn.addAndGet(ControlWord.credits(controlWord));
+                    peer.loop.wake();
+                }
+                case ControlWord.CLOSE -> {
+                    if (!deliver(CLOSE_MARKER)) {
+                        return DONE; // the peer is gone already; nobody to tell
+                    }
+                }
+                default -> throw new IllegalArgumentException("not a protocol-only word: " + controlWord);
+            }
+            return DONE;
+        }
+        return post(op, controlWord);
+    }
+
+    @Override
+    public void postReceives(int count) {
+        // Receive buffers are taken from the domain's pool when a message lands, sized to it; the engine's count of
+        // posted receives is what bounds the peer.
+    }
+
+    @Override
+    public int rma(Op op) {
+        return post(op, 0);
+    }
+
+    private int post(Op op, long controlWord) {
+        if (closed) {
+            throw new ResourceClosedException("endpoint is closed");
+        }
+        if (work.size() >= workDepth) {
+            return NO_RESOURCE;
+        }
+        op.wireTag = controlWord;
+        work.addLast(op);
+        return POSTED;
+    }
+
+    @Override
+    public int flush(Op op) {
+        return DONE; // completions are only reported once the data is in the peer's memory
+    }
+
+    @Override
+    public int poll(WireEvents events) {
+        int n = 0;
+        Op op;
+        while ((op = work.pollFirst()) != null) {
+            n++;
+            if (closed) {
+                events.failed(op, new ResourceClosedException("endpoint closed before the operation ran"));
+                continue;
+            }
+            try {
+                long value = execute(op);
+                events.completed(op, value);
+            } catch (TransportException e) {
+                events.failed(op, e);
+            }
+        }
+        long c = creditsIn.getAndSet(0);
+        if (c > 0) {
+            n++;
+            events.received(ControlWord.encode(ControlWord.CREDIT, Math.min(c, ControlWord.MAX_CREDITS)), null);
+        }
+        Object m;
+        while ((m = inbox.relaxedPoll()) != null) {
+            n++;
+            if (m == CLOSE_MARKER) {
+                events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
+            } else {
+                events.received(DATA_WORD, (Buffer) m);
+            }
+        }
+        if (!closed && peer.closed && !peerGoneReported && inbox.isEmpty()) {
+            // The peer closed without a close marker reaching us (its transport went away).
+            peerGoneReported = true;
+            events.broken(new ConnectionLostException("peer endpoint disappeared"));
+            n++;
+        }
+        return n;
+    }
+
+    private long execute(Op op) {
+        LocalWire p = peer;
+        if (p.closed) {
+            throw new ConnectionLostException("peer endpoint is closed");
+        }
+        return switch (op.kind()) {
+            case SEND -> {
+                Buffer src = op.buffer();
+                Buffer dst;
+                try {
+                    dst = p.domain.allocate(src.length());
+                } catch (TransportException e) {
+                    throw new ConnectionLostException("peer's memory domain is closed", e);
+                }
+                MemorySegment.copy(src.capacitySegment(), 0, dst.capacitySegment(), 0, src.length());
+                long credits = ControlWord.credits(op.wireTag);
+                if (credits > 0) {
+                    p.creditsIn.addAndGet(credits);
+                }
+                if (!deliver(dst)) {
+                    dst.release();
+                    throw new ConnectionLostException("peer endpoint is closed");
+                }
+                yield 0;
+            }
+            case PUT -> {
+                MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                        op.local().length(), Access.REMOTE_WRITE);
+                try {
+                    MemorySegment.copy(op.local().segment(), 0, target.segment(),
+                            MemoryDomain.offsetOf(target, op.remote().address()), op.local().length());
+                } finally {
+                    target.unpin();
+                }
+                yield 0;
+            }
+            case GET -> {
+                MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                        op.local().length(), Access.REMOTE_READ);
+                try {
+                    MemorySegment.copy(target.segment(), MemoryDomain.offsetOf(target, op.remote().address()),
+                            op.local().segment(), 0, op.local().length());
+                } finally {
+                    target.unpin();
+                }
+                yield 0;
+            }
+            case ATOMIC -> atomic(op, p);
+            default -> throw new IllegalStateException("not a wire op: " + op.kind());
+        };
+    }
+
+    private long atomic(Op op, LocalWire p) {
+        MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(), op.width(),
+                Access.REMOTE_ATOMIC);
+        try {
+            MemorySegment seg = target.segment();
+            long off = MemoryDomain.offsetOf(target, op.remote().address());
+            if (op.width() == 8) {
+                return switch (op.atomic()) {
+                    case ADD, FETCH_ADD -> (long) LONG.getAndAdd(seg, off, op.operand());
+                    case SWAP -> (long) LONG.getAndSet(seg, off, op.operand());
+                    case COMPARE_SWAP -> (long) LONG.compareAndExchange(seg, off, op.compare(), op.operand());
+                };
+            }
+            int operand = (int) op.operand();
+            return switch (op.atomic()) {
+                case ADD, FETCH_ADD -> (int) INT.getAndAdd(seg, off, operand);
+                case SWAP -> (int) INT.getAndSet(seg, off, operand);
+                case COMPARE_SWAP -> (int) INT.compareAndExchange(seg, off, (int) op.compare(), operand);
+            };
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new RemoteAccessException("atomic on 0x" + Long.toHexString(op.remote().address()) + " failed: "
+                    + e.getMessage(), e);
+        } finally {
+            target.unpin();
+        }
+    }
+
+    /**
+     * Hands {@code m} to the peer's inbox unless the peer closed. The {@code delivering} count closes the race
+     * with {@link #close()}: the closer publishes {@code closed} and then waits for deliveries in progress, a
+     * deliverer announces itself and then reads {@code closed}; so a message is either refused or drained.
+     */
+    private boolean deliver(Object m) {
+        LocalWire p = peer;
+        p.delivering.incrementAndGet();
+        try {
+            if (p.closed) {
+                return false;
+            }
+            if (!p.inbox.offer(m)) {
+                throw new ConnectionLostException("peer inbox overflow: credit protocol violated");
+            }
+        } finally {
+            p.delivering.decrementAndGet();
+        }
+        p.loop.wake();
+        return true;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return caps;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        while (delivering.get() != 0) {
+            Thread.onSpinWait();
+        }
+        // Whatever the peer delivered before we closed is drained by the engine's final poll; wake the peer so it
+        // notices us gone even if it is idle.
+        if (peer != null) {
+            peer.loop.wake();
+        }
+    }
+}
