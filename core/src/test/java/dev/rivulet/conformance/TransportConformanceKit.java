@@ -1,0 +1,623 @@
+package dev.rivulet.conformance;
+
+import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.Operation;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.error.ConnectionLostException;
+import dev.rivulet.core.error.InvalidMemoryException;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.error.OperationNotSupportedException;
+import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.LeakDetector;
+import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The contract every Rivulet transport passes unchanged. A backend's test extends this class and says how to open
+ * its transport and what address to bind; everything else here is transport-neutral.
+ *
+ * <p>Every test runs with the leak detector on and fails if a buffer is left unreleased or a pool still counts an
+ * outstanding buffer after both endpoints closed.
+ */
+@Timeout(60)
+public abstract class TransportConformanceKit {
+
+    protected static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private final List<Transport> transports = new ArrayList<>();
+    protected Pair pair;
+
+    /** Opens a new transport of the kind under test. */
+    protected abstract Transport openTransport(TransportConfig config);
+
+    /** A fresh address to bind for test {@code name} (unique per call). */
+    protected abstract String bindAddress(String name);
+
+    /** The configuration used by default; backends may lower depths to exercise parking. */
+    protected TransportConfig config() {
+        return TransportConfig.defaults();
+    }
+
+    protected Transport open(TransportConfig config) {
+        Transport t = openTransport(config);
+        transports.add(t);
+        return t;
+    }
+
+    protected Pair connect(TransportConfig config) {
+        return Pair.connect(open(config), open(config), bindAddress(getClass().getSimpleName()));
+    }
+
+    @BeforeEach
+    void startLeakDetection() {
+        LeakDetector.enable();
+        LeakDetector.reset();
+        pair = connect(config());
+    }
+
+    @AfterEach
+    void closeAndCheckLeaks() {
+        try {
+            if (pair != null) {
+                pair.close();
+            }
+            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+        } finally {
+            transports.forEach(Transport::dispose);
+            transports.clear();
+            LeakDetector.disable();
+        }
+    }
+
+    protected Endpoint client() {
+        return pair.client();
+    }
+
+    protected Endpoint server() {
+        return pair.server();
+    }
+
+    protected Capabilities caps() {
+        return client().capabilities();
+    }
+
+    private static Flux<Buffer> sequence(Endpoint from, long count, int size) {
+        return Flux.generate(() -> 0L, (seq, sink) -> {
+            sink.next(Messages.make(from.memory(), seq, size));
+            if (seq + 1 == count) {
+                sink.complete();
+            }
+            return seq + 1;
+        });
+    }
+
+    /** Receives {@code count} messages, checks each byte and the order, releases them; returns the count. */
+    private static Mono<Long> expectSequence(Endpoint at, long count, int size) {
+        AtomicLong next = new AtomicLong();
+        return at.receive()
+                .take(count)
+                .map(b -> {
+                    try {
+                        long expected = next.getAndIncrement();
+                        if (!Messages.verify(b.segment(), expected, size)) {
+                            throw new AssertionError("message " + expected + " corrupted or out of order");
+                        }
+                        return expected;
+                    } finally {
+                        b.release();
+                    }
+                })
+                .count();
+    }
+
+    // ------------------------------------------------------------------------------------------ messaging
+
+    @Test
+    void messagesArriveInOrderUnderLoad() {
+        long n = 20_000;
+        Mono<Void> send = client().send(sequence(client(), n, 64));
+        StepVerifier.create(expectSequence(server(), n, 64).zipWith(send.thenReturn(true), (c, s) -> c))
+                .expectNext(n)
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void concurrentSingleSendsAreAllDelivered() {
+        int threads = 4;
+        int perThread = 500;
+        Flux<Void> senders = Flux.range(0, threads)
+                .flatMap(t -> Flux.range(0, perThread)
+                        .concatMap(i -> client().send(Messages.make(client().memory(), t * 1_000_000L + i, 16)))
+                        .subscribeOn(Schedulers.parallel()));
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        Mono<Long> receive = server().receive().take((long) threads * perThread)
+                .doOnNext(b -> {
+                    seen.add(Messages.seq(b));
+                    b.release();
+                }).count();
+        StepVerifier.create(receive.zipWith(senders.then(Mono.just(true)), (c, s) -> c))
+                .expectNext((long) threads * perThread).verifyComplete();
+        assertThat(seen).hasSize(threads * perThread);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"zero", "one", "inline", "64KiB", "1MiB"})
+    void messageSizesRoundTripByteForByte(String which) {
+        int size = switch (which) {
+            case "zero" -> 0;
+            case "one" -> 1;
+            case "inline" -> Math.max(1, caps().maxInlineSize());
+            case "64KiB" -> 64 << 10;
+            default -> 1 << 20;
+        };
+        Assumptions.assumeTrue(size <= caps().maxMessageSize(), "transport's max message is smaller");
+        long n = 3;
+        StepVerifier.create(expectSequence(server(), n, size)
+                        .zipWith(client().send(sequence(client(), n, size)).thenReturn(true), (c, s) -> c))
+                .expectNext(n).verifyComplete();
+    }
+
+    @Test
+    void messageOneByteOverTheMaximumIsRefusedClearly() {
+        long max = caps().maxMessageSize();
+        Assumptions.assumeTrue(max < (256 << 20), "max message size too large to allocate in a test");
+        Buffer tooBig = client().memory().allocate((int) max + 1);
+        StepVerifier.create(client().send(tooBig))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(MessageTooLargeException.class)
+                        .hasMessageContaining(String.valueOf(max)))
+                .verify(TIMEOUT);
+        assertThat(tooBig.refCnt()).as("a refused send still releases the buffer it owned").isZero();
+        // and the endpoint is still fine
+        StepVerifier.create(expectSequence(server(), 1, 8).zipWith(client().send(Messages.make(client().memory(),
+                        0, 8)).thenReturn(1), (a, b) -> a))
+                .expectNext(1L).verifyComplete();
+    }
+
+    // ------------------------------------------------------------------------------------------ flow control
+
+    @Test
+    void slowConsumerBoundsInFlightByGrantedCredits() {
+        long n = 2_000;
+        int rate = 4;
+        AtomicLong maxUndelivered = new AtomicLong();
+        Mono<Long> slow = server().receive()
+                .limitRate(rate)
+                .publishOn(Schedulers.single(), 1)
+                .take(n)
+                .doOnNext(b -> {
+                    LockSupport.parkNanos(20_000);
+                    b.release();
+                }).count();
+        StepVerifier.create(slow.zipWith(client().send(sequence(client(), n, 32)).thenReturn(1), (c, s) -> c))
+                .expectNext(n).verifyComplete();
+        EndpointStats sender = client().stats().block(TIMEOUT);
+        EndpointStats receiver = server().stats().block(TIMEOUT);
+        // limitRate(4) never lets more than 4 be outstanding, so never more than 4 receives posted = credits granted
+        assertThat(receiver.maxReceivesPosted()).isLessThanOrEqualTo(rate);
+        assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(receiver.maxReceivesPosted());
+        assertThat(sender.messagesSent()).isEqualTo(n);
+        assertThat(receiver.creditsGranted()).isGreaterThanOrEqualTo(n);
+        assertThat(sender.creditStalls()).as("a slow consumer must have made the sender wait").isPositive();
+        assertThat(maxUndelivered.get()).isZero();
+    }
+
+    @Test
+    void senderWithoutReceiverWaitsInsteadOfFailing() {
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        Disposable d = client().send(Messages.make(client().memory(), 7, 16)).subscribe(null, error::set);
+        awaitTrue(() -> client().stats().block(TIMEOUT).pendingOperations() == 1, "send parked");
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+        assertThat(error.get()).isNull();
+        assertThat(client().stats().block(TIMEOUT).pendingOperations()).isEqualTo(1);
+        StepVerifier.create(server().receive().next().map(b -> {
+            long s = Messages.seq(b);
+            b.release();
+            return s;
+        })).expectNext(7L).verifyComplete();
+        d.dispose();
+    }
+
+    // ------------------------------------------------------------------------------------------ RMA
+
+    /** The server registers a region and hands its handle to the client over the endpoint itself, as bytes. */
+    private RemoteMemory exposeOnServer(MemoryRegion region) {
+        byte[] handle = region.remote().toBytes();
+        Buffer msg = server().memory().allocate(handle.length).write(handle);
+        Mono<RemoteMemory> got = client().receive().next().map(b -> {
+            try {
+                return RemoteMemory.fromBytes(b.toArray());
+            } finally {
+                b.release();
+            }
+        });
+        return got.zipWith(server().send(msg).thenReturn(1), (r, x) -> r).block(TIMEOUT);
+    }
+
+    @Test
+    void putAndGetRoundTripByteForByte() {
+        try (Arena arena = Arena.ofShared()) {
+            int size = 256 << 10;
+            MemoryRegion target = server().memory().register(arena.allocate(size, 64));
+            MemoryRegion local = client().memory().register(arena.allocate(size, 64));
+            RemoteMemory remote = exposeOnServer(target);
+            Messages.fill(local.segment(), 42);
+            StepVerifier.create(client().put(local.slice(), remote).then(client().flush())).verifyComplete();
+            assertThat(Messages.verify(target.segment(), 42, size)).isTrue();
+
+            Messages.fill(target.segment(), 43);
+            MemoryRegion back = client().memory().register(arena.allocate(size, 64));
+            StepVerifier.create(client().get(remote, back.slice())).verifyComplete();
+            assertThat(Messages.verify(back.segment(), 43, size)).isTrue();
+
+            // a narrowed window reaches exactly its bytes
+            RemoteMemory window = remote.slice(1000, 24);
+            MemoryRegion small = client().memory().register(arena.allocate(24));
+            small.segment().fill((byte) 0x5a);
+            StepVerifier.create(client().put(small.slice(), window).then(client().flush())).verifyComplete();
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 999)).isNotEqualTo((byte) 0x5a);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 1000)).isEqualTo((byte) 0x5a);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 1023)).isEqualTo((byte) 0x5a);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 1024)).isNotEqualTo((byte) 0x5a);
+            target.close();
+            local.close();
+            back.close();
+            small.close();
+        }
+    }
+
+    @Test
+    void flushMeansEveryEarlierPutIsVisibleAtTheTarget() {
+        try (Arena arena = Arena.ofShared()) {
+            int slots = 512;
+            MemoryRegion target = server().memory().register(arena.allocate(8L * slots, 8));
+            MemoryRegion local = client().memory().register(arena.allocate(8L * slots, 8));
+            RemoteMemory remote = exposeOnServer(target);
+            for (int i = 0; i < slots; i++) {
+                local.segment().setAtIndex(ValueLayout.JAVA_LONG, i, i + 1);
+            }
+            Flux<Void> puts = Flux.range(0, slots)
+                    .flatMap(i -> client().put(local.slice(8L * i, 8), remote.slice(8L * i, 8)), 64);
+            StepVerifier.create(puts.then(client().flush())).verifyComplete();
+            for (int i = 0; i < slots; i++) {
+                assertThat(target.segment().getAtIndex(ValueLayout.JAVA_LONG, i)).isEqualTo(i + 1);
+            }
+            target.close();
+            local.close();
+        }
+    }
+
+    @Test
+    void fenceOrdersLaterOperationsAfterEarlierOnes() {
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(8, 8));
+            MemoryRegion local = client().memory().register(arena.allocate(16, 8));
+            RemoteMemory remote = exposeOnServer(target);
+            for (int round = 1; round <= 50; round++) {
+                local.segment().set(ValueLayout.JAVA_LONG, 0, round);
+                Mono<Void> put = client().put(local.slice(0, 8), remote);
+                Mono<Void> fence = client().fence();
+                Mono<Void> get = client().get(remote, local.slice(8, 8));
+                // subscribe all three before any completes: only the fence keeps the get behind the put
+                StepVerifier.create(Mono.when(put, fence, get)).verifyComplete();
+                assertThat(local.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(round);
+            }
+            target.close();
+            local.close();
+        }
+    }
+
+    @Test
+    void atomicsAreAtomicUnderConcurrentCallers() {
+        Assumptions.assumeTrue(caps().supports(Operation.ATOMIC_FETCH_ADD_64), "no 64-bit fetch-add");
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(16, 8));
+            RemoteMemory remote = exposeOnServer(target);
+            RemoteMemory counter = remote.slice(0, 8);
+            int callers = 4;
+            int each = 250;
+            List<Long> previous = Flux.range(0, callers)
+                    .flatMap(c -> Flux.range(0, each).concatMap(i -> client().fetchAdd(counter, 1))
+                            .subscribeOn(Schedulers.parallel()))
+                    .collectList().block(TIMEOUT);
+            assertThat(target.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo((long) callers * each);
+            assertThat(new HashSet<>(previous)).as("every caller saw a distinct previous value")
+                    .hasSize(callers * each);
+
+            StepVerifier.create(client().compareAndSwap(counter, 999, 5)).expectNext(1000L).verifyComplete();
+            assertThat(target.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(1000L);
+            StepVerifier.create(client().compareAndSwap(counter, 1000, 5)).expectNext(1000L).verifyComplete();
+            StepVerifier.create(client().swap(counter, -1)).expectNext(5L).verifyComplete();
+            StepVerifier.create(client().add(counter, 2).then(client().fetchAdd(counter, 0)))
+                    .expectNext(1L).verifyComplete();
+            if (caps().supports(Operation.ATOMIC_FETCH_ADD_32)) {
+                RemoteMemory word = remote.slice(8, 4);
+                StepVerifier.create(client().fetchAdd32(word, 7).then(client().swap32(word, -3)))
+                        .expectNext(7L).verifyComplete();
+                StepVerifier.create(client().compareAndSwap32(word, -3, 1)).expectNext(-3L).verifyComplete();
+                assertThat(target.segment().get(ValueLayout.JAVA_INT, 8)).isEqualTo(1);
+            } else {
+                StepVerifier.create(client().fetchAdd32(remote.slice(8, 4), 1))
+                        .expectError(OperationNotSupportedException.class).verify(TIMEOUT);
+            }
+            target.close();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ bad input
+
+    @Test
+    void nullArgumentsAreInvalidRequests() {
+        StepVerifier.create(client().send((Buffer) null)).expectError(InvalidRequestException.class).verify(TIMEOUT);
+        StepVerifier.create(client().send((org.reactivestreams.Publisher<Buffer>) null))
+                .expectError(InvalidRequestException.class).verify(TIMEOUT);
+        StepVerifier.create(client().put(null, null)).expectError(InvalidRequestException.class).verify(TIMEOUT);
+        StepVerifier.create(client().fetchAdd(null, 1)).expectError(InvalidRequestException.class).verify(TIMEOUT);
+        assertThatThrownBy(() -> client().memory().register(null)).isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void negativeAndOversizedLengthsAreRefusedBeforePosting() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemoryRegion r = client().memory().register(arena.allocate(64));
+            assertThatThrownBy(() -> r.slice(-1, 8)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> r.slice(0, -8)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> r.slice(60, 8)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> client().memory().allocate(-1)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> new RemoteMemory(0, -1, 1, null)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> r.remote().slice(0, 65)).isInstanceOf(InvalidRequestException.class);
+            Buffer b = client().memory().allocate(8);
+            assertThatThrownBy(() -> b.length(9 + b.capacity())).isInstanceOf(InvalidRequestException.class);
+            b.release();
+            r.close();
+        }
+    }
+
+    @Test
+    void unregisteredHeapAndClosedMemoryAreInvalid() {
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment plain = arena.allocate(64);
+            assertThatThrownBy(() -> client().memory().lookup(plain)).isInstanceOf(InvalidMemoryException.class);
+            assertThatThrownBy(() -> client().memory().register(MemorySegment.ofArray(new byte[64])))
+                    .isInstanceOf(InvalidMemoryException.class);
+
+            MemoryRegion target = server().memory().register(arena.allocate(64));
+            RemoteMemory remote = exposeOnServer(target);
+            MemoryRegion local = client().memory().register(arena.allocate(64));
+            RegisteredSlice slice = local.slice();
+            local.close();
+            StepVerifier.create(client().put(slice, remote)).expectError(InvalidMemoryException.class)
+                    .verify(TIMEOUT);
+
+            MemoryRegion foreign = server().memory().register(arena.allocate(64));
+            StepVerifier.create(client().put(foreign.slice(), remote)).expectError(InvalidMemoryException.class)
+                    .verify(TIMEOUT);
+
+            Buffer released = client().memory().allocate(8);
+            released.release();
+            StepVerifier.create(client().send(released)).expectError(InvalidMemoryException.class).verify(TIMEOUT);
+            Buffer other = server().memory().allocate(8);
+            StepVerifier.create(client().send(other)).expectError(InvalidMemoryException.class).verify(TIMEOUT);
+            assertThat(other.refCnt()).isZero();
+            target.close();
+            foreign.close();
+        }
+    }
+
+    @Test
+    void forgedOrOutOfBoundsRemoteKeysAreRemoteAccessErrors() {
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(128, 8));
+            MemoryRegion localOnly = server().memory().register(arena.allocate(64, 8), Access.LOCAL);
+            assertThatThrownBy(localOnly::remote).isInstanceOf(InvalidMemoryException.class);
+            RemoteMemory remote = exposeOnServer(target);
+            MemoryRegion local = client().memory().register(arena.allocate(256, 8));
+            target.segment().fill((byte) 1);
+
+            RemoteMemory forgedKey = new RemoteMemory(remote.address(), remote.length(), remote.key() ^ 0x5a5a,
+                    remote.providerBytes());
+            StepVerifier.create(client().put(local.slice(0, 64), forgedKey))
+                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            RemoteMemory widened = new RemoteMemory(remote.address(), 256, remote.key(), remote.providerBytes());
+            StepVerifier.create(client().put(local.slice(0, 256), widened))
+                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            RemoteMemory before = new RemoteMemory(remote.address() - 64, 128, remote.key(), remote.providerBytes());
+            StepVerifier.create(client().get(before, local.slice(0, 128)))
+                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            StepVerifier.create(client().put(local.slice(0, 129), remote))
+                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            if (caps().supports(Operation.ATOMIC_FETCH_ADD_64)) {
+                StepVerifier.create(client().fetchAdd(forgedKey.slice(0, 8), 1))
+                        .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            }
+            for (long i = 0; i < 128; i++) {
+                assertThat(target.segment().get(ValueLayout.JAVA_BYTE, i)).as("target untouched").isEqualTo((byte) 1);
+            }
+            // a deregistered target is refused too
+            target.close();
+            StepVerifier.create(client().put(local.slice(0, 8), remote))
+                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            // and the endpoint still works afterwards
+            StepVerifier.create(client().flush()).verifyComplete();
+            local.close();
+            localOnly.close();
+        }
+    }
+
+    @Test
+    void regionWithOperationsInFlightDeregistersOnlyAfterThem() {
+        try (Arena arena = Arena.ofShared()) {
+            Buffer b = Messages.make(client().memory(), 1, 1024);
+            MemoryRegion slab = b.region();
+            Mono<Void> send = client().send(b);
+            Disposable sub = send.subscribe(); // parked: nobody receives yet
+            awaitTrue(() -> client().stats().block(TIMEOUT).pendingOperations() == 1, "send parked");
+            assertThat(slab.pins()).as("the pending send pins its memory").isPositive();
+            MemoryRegion mine = client().memory().register(arena.allocate(64));
+            assertThat(mine.tryPin()).isTrue();
+            mine.close();
+            assertThat(mine.isOpen()).isFalse();
+            StepVerifier.create(mine.onClose()).expectSubscription().expectNoEvent(Duration.ofMillis(100))
+                    .thenCancel().verify(TIMEOUT);
+            mine.unpin();
+            StepVerifier.create(mine.onClose()).verifyComplete();
+            StepVerifier.create(server().receive().next().doOnNext(Buffer::release).then()).verifyComplete();
+            sub.dispose();
+        }
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ cancellation
+
+    @Test
+    void cancellingAtEveryStageLeaksNothingAndKeepsCredits() {
+        // 1. cancel a single send before anyone granted credits: it is dropped, its buffer released
+        Disposable early = client().send(Messages.make(client().memory(), 0, 32)).subscribe();
+        early.dispose();
+        // 2. cancel a streaming send midway through
+        AtomicLong produced = new AtomicLong();
+        Disposable stream = client().send(Flux.<Buffer, Long>generate(() -> 1_000L, (s, sink) -> {
+            produced.incrementAndGet();
+            sink.next(Messages.make(client().memory(), s, 32));
+            return s + 1;
+        })).subscribe();
+        // 3. receive part of the stream, cancel, then a new subscriber continues in order without loss
+        List<Long> first = server().receive().take(50).map(b -> {
+            long s = Messages.seq(b);
+            b.release();
+            return s;
+        }).collectList().block(TIMEOUT);
+        stream.dispose();
+        assertThat(first).hasSize(50);
+        long start = first.getFirst();
+        for (int i = 0; i < first.size(); i++) {
+            assertThat(first.get(i)).isEqualTo(start + i);
+        }
+        // drain whatever was already granted and in flight, in order
+        List<Long> rest = server().receive().take(Duration.ofMillis(500)).map(b -> {
+            long s = Messages.seq(b);
+            b.release();
+            return s;
+        }).collectList().block(TIMEOUT);
+        for (int i = 0; i < rest.size(); i++) {
+            assertThat(rest.get(i)).isEqualTo(first.getLast() + 1 + i);
+        }
+        // 4. cancel an operation after it was posted: its completion still releases its memory
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(1 << 20));
+            RemoteMemory remote = exposeOnServer(target);
+            MemoryRegion local = client().memory().register(arena.allocate(1 << 20));
+            for (int i = 0; i < 20; i++) {
+                client().get(remote, local.slice()).subscribe().dispose();
+            }
+            StepVerifier.create(client().flush()).verifyComplete();
+            assertThat(local.pins()).isZero();
+            target.close();
+            local.close();
+        }
+        // 5. credits were not lost: a fresh exchange of more messages than the receive depth still flows
+        long n = caps().receiveQueueDepth() * 3L;
+        StepVerifier.create(expectSequence(server(), n, 16)
+                        .zipWith(client().send(sequence(client(), n, 16)).thenReturn(1), (c, s) -> c))
+                .expectNext(n).verifyComplete();
+    }
+
+    // ------------------------------------------------------------------------------------------ closing
+
+    @Test
+    void serverClosingMidStreamTerminatesEverySignal() {
+        Mono<Void> endless = client().send(Flux.<Buffer, Long>generate(() -> 0L, (s, sink) -> {
+            sink.next(Messages.make(client().memory(), s, 64));
+            return s + 1;
+        }));
+        AtomicLong received = new AtomicLong();
+        Disposable rx = server().receive().doOnNext(b -> {
+            b.release();
+            if (received.incrementAndGet() == 1_000) {
+                server().dispose();
+            }
+        }).subscribe();
+        StepVerifier.create(endless)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(TransportException.class)
+                        .isInstanceOfAny(ConnectionLostException.class, ResourceClosedException.class))
+                .verify(TIMEOUT);
+        StepVerifier.create(client().receive()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(client().onClose()).verifyComplete();
+        StepVerifier.create(client().send(Messages.make(client().memory(), 0, 8)))
+                .expectError(TransportException.class).verify(TIMEOUT);
+        rx.dispose();
+    }
+
+    @Test
+    void clientClosingMidStreamCompletesTheReceiverAndFailsItsOwnPendingOps() {
+        AtomicLong received = new AtomicLong();
+        StepVerifier.create(server().receive().doOnNext(b -> {
+                    b.release();
+                    if (received.incrementAndGet() == 500) {
+                        client().dispose();
+                    }
+                }).then())
+                .then(() -> client().send(sequence(client(), Long.MAX_VALUE, 128)).subscribe(null, e -> { }))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(client().flush()).expectError(ResourceClosedException.class).verify(TIMEOUT);
+        StepVerifier.create(server().onClose()).verifyComplete();
+    }
+
+    @Test
+    void disposingTheTransportClosesItsEndpoints() {
+        Disposable sending = client().send(sequence(client(), Long.MAX_VALUE, 64)).subscribe(null, e -> { });
+        StepVerifier.create(server().receive().take(100).doOnNext(Buffer::release).then()).verifyComplete();
+        pair.clientTransport().dispose();
+        StepVerifier.create(pair.clientTransport().onDispose()).verifyComplete();
+        StepVerifier.create(server().onClose()).verifyComplete();
+        StepVerifier.create(client().onClose()).verifyComplete();
+        sending.dispose();
+    }
+}
