@@ -1,0 +1,101 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.Operation;
+import dev.rivulet.core.RivuletClient;
+import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.memory.Buffer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Context propagation to completion-side code, and the {@code rivulet.*} meters. */
+class ObservabilityTest {
+
+    @Test
+    void traceIdWrittenWithContextWriteIsVisibleWhereTheCompletionIsHandled() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        List<String> threads = new CopyOnWriteArrayList<>();
+        RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://ctx")
+                .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
+                .bindNow();
+        Endpoint client = RivuletClient.create().remoteAddress("local://ctx")
+                .config(c -> c.observer((op, bytes, nanos, err, ctx) -> {
+                    if (op == Operation.SEND) {
+                        seen.add(ctx.getOrDefault("traceId", "none"));
+                        threads.add(Thread.currentThread().getName());
+                    }
+                }))
+                .connectNow();
+        try {
+            StepVerifier.create(client.send(client.memory().allocate(8)).contextWrite(c -> c.put("traceId", "t-42")))
+                    .verifyComplete();
+            StepVerifier.create(client.send(Flux.range(0, 3).map(i -> client.memory().allocate(8)))
+                            .contextWrite(c -> c.put("traceId", "t-stream")))
+                    .verifyComplete();
+            assertThat(seen).containsExactly("t-42", "t-stream", "t-stream", "t-stream");
+            assertThat(threads).allMatch(t -> t.startsWith("local-progress-"));
+        } finally {
+            client.dispose();
+            server.dispose();
+        }
+    }
+
+    @Test
+    void metersAreNamedRivuletAndCount() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://metrics")
+                .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
+                .bindNow();
+        Endpoint client = RivuletClient.create().remoteAddress("local://metrics").metrics(registry).connectNow();
+        try {
+            int n = 1_000;
+            StepVerifier.create(client.send(Flux.range(0, n).map(i -> client.memory().allocate(100))))
+                    .verifyComplete();
+            assertThat(registry.get("rivulet.operations.posted").tags("transport", "local", "op", "send")
+                    .functionCounter().count()).isEqualTo(n);
+            assertThat(registry.get("rivulet.operations.completed").tags("op", "send", "outcome", "success")
+                    .functionCounter().count()).isEqualTo(n);
+            assertThat(registry.get("rivulet.bytes.sent").functionCounter().count()).isEqualTo(100.0 * n);
+            assertThat(registry.get("rivulet.operation.latency").tags("op", "send").timer().count()).isEqualTo(n);
+            assertThat(registry.get("rivulet.queue.retries").functionCounter().count()).isGreaterThanOrEqualTo(0);
+            assertThat(registry.get("rivulet.credit.stalls").functionTimer().count()).isGreaterThanOrEqualTo(0);
+            assertThat(registry.get("rivulet.inflight").gauge().value()).isZero();
+            assertThat(registry.get("rivulet.pending.depth").gauge().value()).isZero();
+            assertThat(registry.get("rivulet.progress.busy.ratio").gauge().value()).isBetween(0.0, 1.0);
+            assertThat(registry.getMeters()).allMatch(m -> m.getId().getName().startsWith("rivulet."));
+        } finally {
+            client.dispose();
+            server.dispose();
+        }
+    }
+
+    @Test
+    void severalProgressThreadsShareEndpoints() {
+        TransportConfig cfg = TransportConfig.defaults().progressThreads(2);
+        RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://threads").config(c -> cfg)
+                .handle(ep -> ep.receive().flatMap(b -> ep.send(b.retain()).doFinally(s -> b.release())).then())
+                .bindNow();
+        try {
+            Flux.range(0, 4).flatMap(i -> RivuletClient.create().remoteAddress("local://threads").connect()
+                            .flatMap(ep -> {
+                                Mono<Long> echoes = ep.receive().take(100).doOnNext(Buffer::release).count();
+                                return echoes.zipWith(ep.send(Flux.range(0, 100).map(j -> ep.memory().allocate(32)))
+                                        .thenReturn(1), (c, x) -> c).doFinally(s -> ep.dispose());
+                            }))
+                    .as(StepVerifier::create)
+                    .expectNext(100L, 100L, 100L, 100L)
+                    .verifyComplete();
+        } finally {
+            server.dispose();
+        }
+    }
+}
