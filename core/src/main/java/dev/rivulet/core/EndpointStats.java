@@ -15,8 +15,10 @@ package dev.rivulet.core;
  * @param pendingOperations    operations parked in the pending FIFO
  * @param noResourceRetries    times the provider said "try again" and an operation was parked
  * @param creditStalls         times a send waited for credits
+ * @param coalescedFrames      frames that carried several small messages in one send
  */
 public record EndpointStats(long sendCredits, int sendsInFlight, int maxSendsInFlight, long creditsGranted,
                             long creditsReceived, long messagesSent, long messagesReceived, int receivesPosted,
-                            int maxReceivesPosted, int pendingOperations, long noResourceRetries, long creditStalls) {
+                            int maxReceivesPosted, int pendingOperations, long noResourceRetries, long creditStalls,
+                            long coalescedFrames) {
 }

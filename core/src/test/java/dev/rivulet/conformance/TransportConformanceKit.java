@@ -160,6 +160,31 @@ public abstract class TransportConformanceKit {
     }
 
     @Test
+    void queuedSmallMessagesMayBeCoalescedButStayCountedAndOrdered() {
+        long n = 50_000;
+        StepVerifier.create(expectSequence(server(), n, 24)
+                        .zipWith(client().send(sequence(client(), n, 24)).thenReturn(true), (c, s) -> c))
+                .expectNext(n).verifyComplete();
+        EndpointStats sender = client().stats().block(TIMEOUT);
+        EndpointStats receiver = server().stats().block(TIMEOUT);
+        assertThat(sender.messagesSent()).as("credits and counts are per message").isEqualTo(n);
+        assertThat(receiver.messagesReceived()).isEqualTo(n);
+        assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(receiver.maxReceivesPosted());
+    }
+
+    @Test
+    void aLoneMessageIsNotHeldBackForCompany() {
+        // prime credits, then one message must arrive on its own
+        Mono<Long> one = server().receive().next().map(b -> {
+            long s = Messages.seq(b);
+            b.release();
+            return s;
+        });
+        StepVerifier.create(one.zipWith(client().send(Messages.make(client().memory(), 99, 16)).thenReturn(1),
+                (s, x) -> s)).expectNext(99L).verifyComplete();
+    }
+
+    @Test
     void concurrentSingleSendsAreAllDelivered() {
         int threads = 4;
         int perThread = 500;

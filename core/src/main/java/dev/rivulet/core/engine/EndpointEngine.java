@@ -14,6 +14,7 @@ import dev.rivulet.core.error.OperationNotSupportedException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.framing.BatchFraming;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -28,6 +29,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
@@ -56,6 +58,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final int receiveDepth;
     private final int sendPrefetch;
     private final Runnable onClosed;
+    private final int maxBatchBytes;
+    private final ArrayDeque<Op> freeCarriers = new ArrayDeque<>();
     private final Sinks.Empty<Void> closedSink = Sinks.empty();
 
     // ---- progress-thread state ----
@@ -76,7 +80,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private long retries;
     private long creditStalls;
     private long stallStart;
+    private long batchesSent;
     private ReceiveFlux.Receiver receiver;
+    /** Copies each record of a coalesced frame into a buffer of its own, in order. */
+    private final BatchFraming.RecordSink unpacker = this::unpackRecord;
     private boolean peerClosed;
     private TransportException closeCause;
     private volatile boolean closed;
@@ -93,6 +100,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         this.receiveDepth = caps.receiveQueueDepth();
         this.sendPrefetch = Math.min(sendPrefetch, sendDepth);
         this.onClosed = onClosed;
+        this.maxBatchBytes = wire.maxBatchBytes();
     }
 
     /** Starts polling this endpoint's wire. */
@@ -257,7 +265,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private EndpointStats snapshot() {
         return new EndpointStats(sendCredits, sendsInFlight, maxSendsInFlight, creditsGranted, creditsReceived,
                 messagesSent, messagesReceived, receivesPosted, maxReceivesPosted, pending.size(), retries,
-                creditStalls);
+                creditStalls, batchesSent);
     }
 
     @Override
@@ -387,6 +395,14 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                         if (inFlight >= sendDepth) {
                             return work;
                         }
+                        int batched = inFlight > 0 && maxBatchBytes > 0 && sendCredits > 1 ? postBatch() : -1;
+                        if (batched == Wire.NO_RESOURCE) {
+                            return work;
+                        }
+                        if (batched >= 0) {
+                            work++;
+                            continue;
+                        }
                         long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
                         rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
                         if (rc == Wire.NO_RESOURCE) {
@@ -452,6 +468,109 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         return work;
     }
 
+    /** Largest message worth coalescing: beyond this a copy costs more than the send it saves. */
+    private static final int COALESCE_LIMIT = 1024;
+    /** Messages one frame carries at most. */
+    private static final int MAX_BATCH = 256;
+
+    /**
+     * Small-message coalescing: while the send queue is busy, sends already waiting at the head of the FIFO are
+     * packed into one registered buffer and posted as one {@link ControlWord#BATCH}, consuming one credit per
+     * message. Only what is already queued is packed, so a lone message is never held back for company. Returns
+     * -1 when there is nothing to coalesce (fewer than two small sends at the head), otherwise the wire's answer.
+     */
+    private int postBatch() {
+        int n = 0;
+        long bytes = 0;
+        for (Op m : pending) {
+            if (m.kind != OpKind.SEND || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
+                    || n == MAX_BATCH || n == sendCredits
+                    || bytes + BatchFraming.recordSize(m.buffer.length()) > maxBatchBytes) {
+                break;
+            }
+            bytes += BatchFraming.recordSize(m.buffer.length());
+            n++;
+        }
+        if (n < 2) {
+            return -1;
+        }
+        Op carrier = freeCarriers.pollFirst();
+        if (carrier == null) {
+            carrier = new Op(this);
+            carrier.members = new Op[MAX_BATCH];
+        }
+        Buffer frame = memory.allocate((int) bytes);
+        long off = 0;
+        java.util.Iterator<Op> it = pending.iterator();
+        for (int i = 0; i < n; i++) {
+            Op m = it.next();
+            off = BatchFraming.pack(frame.capacitySegment(), off, m.buffer.capacitySegment(), m.buffer.length());
+            carrier.members[i] = m;
+        }
+        carrier.kind = OpKind.SEND;
+        carrier.buffer = frame;
+        carrier.memberCount = n;
+        carrier.startNanos = System.nanoTime();
+        carrier.pin();
+        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
+        int rc;
+        try {
+            rc = wire.send(ControlWord.encode(ControlWord.BATCH, grant), carrier);
+        } catch (TransportException e) {
+            recycleCarrier(carrier);
+            throw e;
+        }
+        if (rc == Wire.NO_RESOURCE) {
+            recycleCarrier(carrier);
+            noResource();
+            return rc;
+        }
+        creditsOwed -= grant;
+        if (stallStart != 0) {
+            metrics.creditStall(System.nanoTime() - stallStart);
+            stallStart = 0;
+        }
+        for (int i = 0; i < n; i++) {
+            Op m = pending.pollFirst();
+            metrics.pendingDelta(-1);
+            m.posted = true;
+            metrics.posted(OpKind.SEND);
+            metrics.bytesSent(m.buffer.length());
+        }
+        sendCredits -= n;
+        messagesSent += n;
+        batchesSent++;
+        if (rc == Wire.DONE) {
+            completeCarrier(carrier, null);
+        } else {
+            inFlight++;
+            sendsInFlight += n;
+            if (sendsInFlight > maxSendsInFlight) {
+                maxSendsInFlight = sendsInFlight;
+            }
+        }
+        return rc;
+    }
+
+    private void completeCarrier(Op carrier, Throwable error) {
+        for (int i = 0; i < carrier.memberCount; i++) {
+            Op m = carrier.members[i];
+            carrier.members[i] = null;
+            finish(m, true, 0, error);
+        }
+        recycleCarrier(carrier);
+    }
+
+    private void recycleCarrier(Op carrier) {
+        for (int i = 0; i < carrier.memberCount; i++) {
+            carrier.members[i] = null;
+        }
+        carrier.memberCount = 0;
+        carrier.releaseResources();
+        carrier.recycle();
+        freeCarriers.addFirst(carrier);
+    }
+
     private void removeHead() {
         pending.pollFirst();
         metrics.pendingDelta(-1);
@@ -487,19 +606,27 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     @Override
     public void completed(Op op, long value) {
         retire(op);
-        finish(op, true, value, null);
+        if (op.memberCount > 0) {
+            completeCarrier(op, null);
+        } else {
+            finish(op, true, value, null);
+        }
     }
 
     @Override
     public void failed(Op op, TransportException error) {
         retire(op);
-        finish(op, true, 0, error);
+        if (op.memberCount > 0) {
+            completeCarrier(op, error);
+        } else {
+            finish(op, true, 0, error);
+        }
     }
 
     private void retire(Op op) {
         inFlight--;
         if (op.kind == OpKind.SEND) {
-            sendsInFlight--;
+            sendsInFlight -= Math.max(1, op.memberCount);
         }
     }
 
@@ -539,6 +666,25 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 undelivered.addLast(payload);
                 serviceReceiver();
             }
+            case ControlWord.BATCH -> {
+                if (closed && !peerClosed) {
+                    payload.release();
+                    return;
+                }
+                int n = BatchFraming.count(payload.capacitySegment(), payload.length());
+                if (n < 0 || n > receivesPosted) {
+                    payload.release();
+                    broken(new CreditProtocolException(n < 0 ? "malformed coalesced frame"
+                            : "peer sent " + n + " coalesced messages with " + receivesPosted + " credits"));
+                    return;
+                }
+                receivesPosted -= n;
+                messagesReceived += n;
+                metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
+                BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
+                payload.release();
+                serviceReceiver();
+            }
             case ControlWord.CLOSE -> peerClosed();
             default -> {
                 if (payload != null) {
@@ -562,6 +708,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     // ---- receive side ----
+
+    private void unpackRecord(MemorySegment frame, long offset, int length) {
+        Buffer b = memory.allocate(length);
+        MemorySegment.copy(frame, offset, b.capacitySegment(), 0, length);
+        undelivered.addLast(b);
+    }
 
     /** A receiver subscribed (progress thread). */
     void attach(ReceiveFlux.Receiver r) {

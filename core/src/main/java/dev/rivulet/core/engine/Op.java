@@ -40,6 +40,9 @@ public final class Op implements Runnable {
     private volatile boolean cancelled;
     /** Free for the wire: e.g. a native context slot index or a posting sequence number. */
     public long wireTag;
+    /** For a coalescing carrier: the sends packed into its buffer, in order. */
+    Op[] members;
+    int memberCount;
 
     Op(EndpointEngine engine) {
         this.engine = engine;
@@ -87,6 +90,11 @@ public final class Op implements Runnable {
     /** The expected value of a compare-and-swap. */
     public long compare() {
         return compare;
+    }
+
+    /** Whether this op carries a coalesced frame ({@link ControlWord#BATCH}) rather than one message. */
+    public boolean isBatch() {
+        return memberCount > 0;
     }
 
     /** Payload bytes, for accounting. */

@@ -38,6 +38,14 @@ public interface Wire {
      */
     int flush(Op op);
 
+    /**
+     * Largest coalesced frame ({@link ControlWord#BATCH}) this wire can carry in one send, or 0 when it does not
+     * coalesce. A receiver must be able to land a frame of this size in one posted receive.
+     */
+    default int maxBatchBytes() {
+        return 0;
+    }
+
     /** Reaps completions and arrivals; returns how many. */
     int poll(WireEvents events);
 

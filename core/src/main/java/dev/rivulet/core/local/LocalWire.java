@@ -41,6 +41,13 @@ final class LocalWire implements Wire {
 
     private static final Object CLOSE_MARKER = new Object();
     private static final long DATA_WORD = ControlWord.encode(ControlWord.DATA, 0);
+    private static final long BATCH_WORD = ControlWord.encode(ControlWord.BATCH, 0);
+    /** Largest coalesced frame: a bounce buffer's worth, as a NIC's eager limit would be. */
+    static final int MAX_BATCH_BYTES = 16 << 10;
+
+    /** A coalesced frame in the inbox (plain messages travel as bare buffers). */
+    private record BatchArrival(Buffer frame) {
+    }
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
@@ -122,6 +129,11 @@ final class LocalWire implements Wire {
     }
 
     @Override
+    public int maxBatchBytes() {
+        return MAX_BATCH_BYTES;
+    }
+
+    @Override
     public int flush(Op op) {
         return DONE; // completions are only reported once the data is in the peer's memory
     }
@@ -153,6 +165,8 @@ final class LocalWire implements Wire {
             n++;
             if (m == CLOSE_MARKER) {
                 events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
+            } else if (m instanceof BatchArrival(Buffer frame)) {
+                events.received(BATCH_WORD, frame);
             } else {
                 events.received(DATA_WORD, (Buffer) m);
             }
@@ -185,7 +199,7 @@ final class LocalWire implements Wire {
                 if (credits > 0) {
                     p.creditsIn.addAndGet(credits);
                 }
-                if (!deliver(dst)) {
+                if (!deliver(op.isBatch() ? new BatchArrival(dst) : dst)) {
                     dst.release();
                     throw new ConnectionLostException("peer endpoint is closed");
                 }
