@@ -54,6 +54,8 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
     private final Op[] all;
     private final int prefetch;
     private Subscription upstream;
+    /** Ops made so far; only the upstream's (serialised) onNext creates them. */
+    private int created;
     private volatile boolean upstreamDone;
     private volatile boolean cancelled;
     private volatile Throwable failure;
@@ -67,10 +69,16 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
         this.prefetch = engine.sendPrefetch();
         this.free = new SpscArrayQueue<>(prefetch);
         this.all = new Op[prefetch];
-        for (int i = 0; i < prefetch; i++) {
-            all[i] = engine.newOp();
-            free.offer(all[i]);
+    }
+
+    /** A recycled op, or a new one while fewer than {@code prefetch} exist (short streams stay cheap). */
+    private Op takeOp() {
+        Op op = free.relaxedPoll();
+        if (op == null && created < prefetch) {
+            op = engine.newOp();
+            all[created++] = op;
         }
+        return op;
     }
 
     @Override
@@ -105,7 +113,7 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
             failWith(e);
             return;
         }
-        Op op = free.relaxedPoll();
+        Op op = takeOp();
         if (op == null) {
             // Upstream sent more than requested: a §1.1 violation. Refuse rather than grow.
             buffer.release();
@@ -213,7 +221,9 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
         // Messages still waiting in the pending FIFO are dropped (their buffers released); posted ones finish
         // normally because the provider may still read their memory.
         for (Op op : all) {
-            op.cancel();
+            if (op != null) {
+                op.cancel();
+            }
         }
     }
 }

@@ -129,7 +129,9 @@ public final class BufferPool {
 
     private final class SizeClass {
         final int size;
-        final MpmcUnboundedXaddArrayQueue<Buffer> free = new MpmcUnboundedXaddArrayQueue<>(1024, 4);
+        // Enough pooled chunks that a whole slab's worth of free buffers never forces a fresh chunk: in steady
+        // state offer/poll then allocate nothing.
+        final MpmcUnboundedXaddArrayQueue<Buffer> free = new MpmcUnboundedXaddArrayQueue<>(1024, 64);
 
         SizeClass(int size) {
             this.size = size;
