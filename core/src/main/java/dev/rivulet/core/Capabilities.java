@@ -18,14 +18,27 @@ import java.util.Set;
  * @param bandwidth          estimated bandwidth in bytes per second
  * @param latency            estimated one-way latency of a small message
  * @param flushGuarantee     what a completed {@code flush()} promises on this transport, in words
+ * @param maxRmaSize         largest put or get
+ * @param remoteAccessChecked whether the target side enforces remote keys, bounds and rights on one-sided
+ *                           operations (false where the provider cannot, e.g. libfabric's {@code shm}, whose peers
+ *                           copy with process_vm_writev and ignore keys: exposure is then the OS's process trust)
  */
 public record Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                            int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
-                           double bandwidth, Duration latency, String flushGuarantee) {
+                           double bandwidth, Duration latency, String flushGuarantee, long maxRmaSize,
+                           boolean remoteAccessChecked) {
 
     public Capabilities {
         operations = operations.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(operations));
         ordering = ordering.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(ordering));
+    }
+
+    /** Capabilities of a transport whose RMA limit equals its message limit and whose targets check keys. */
+    public Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
+                        int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
+                        double bandwidth, Duration latency, String flushGuarantee) {
+        this(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, sendQueueDepth,
+                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true);
     }
 
     public boolean supports(Operation op) {
@@ -35,6 +48,6 @@ public record Capabilities(String transport, Set<Operation> operations, long max
     /** The same capabilities with the queue depths an endpoint really uses. */
     public Capabilities withQueueDepths(int send, int receive) {
         return new Capabilities(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, send, receive,
-                bandwidth, latency, flushGuarantee);
+                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked);
     }
 }

@@ -320,9 +320,9 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             throw new RemoteAccessException(op + " of " + local.length() + " bytes outside remote window of "
                     + remote.length() + " bytes");
         }
-        if (local.length() > caps.maxMessageSize()) {
+        if (local.length() > caps.maxRmaSize()) {
             throw new MessageTooLargeException(op + " of " + local.length() + " bytes exceeds the maximum of "
-                    + caps.maxMessageSize());
+                    + caps.maxRmaSize());
         }
     }
 

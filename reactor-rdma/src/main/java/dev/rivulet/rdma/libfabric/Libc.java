@@ -30,6 +30,25 @@ final class Libc {
     private static final MethodHandle STRDUP = bind("strdup", FunctionDescriptor.of(ADDRESS, ADDRESS));
     private static final MethodHandle MALLOC = bind("malloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
     private static final MethodHandle FREE = bind("free", FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle SETENV = bind("setenv", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_INT));
+
+    /**
+     * {@code setenv(name, value, 0)}: sets a variable in the C environment unless the user already set it. Only the
+     * C side sees it; Java's {@code System.getenv} is a snapshot taken at startup.
+     */
+    static void setenvIfAbsent(String name, String value) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) SETENV.invokeExact(a.allocateFrom(name), a.allocateFrom(value), 0);
+            if (rc != 0) {
+                throw new IllegalStateException("setenv(" + name + ") failed");
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
 
     private Libc() {
     }

@@ -296,6 +296,11 @@ public final class Libfabric {
 
         @SuppressWarnings("restricted") // libraryLookup; the module runs with --enable-native-access
         private static Api bind(String library) {
+            // Debian's libfabric links the psm providers' libraries, and libinfinipath's constructor installs a
+            // SIGSEGV handler at load time that replaces the JVM's: the JVM uses SIGSEGV for null checks and
+            // safepoints, so the first one would kill the process ("terminated with signal 11"). The library skips
+            // the handler when this is set before it loads.
+            Libc.setenvIfAbsent("IPATH_NO_BACKTRACE", "1");
             SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
             Map<String, String> bindings = new LinkedHashMap<>();
             return new Api(

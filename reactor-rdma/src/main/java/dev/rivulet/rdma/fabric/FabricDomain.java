@@ -1,0 +1,294 @@
+package dev.rivulet.rdma.fabric;
+
+import dev.rivulet.core.error.ProviderException;
+import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.NativeRegistration;
+import dev.rivulet.rdma.libfabric.Fid;
+import dev.rivulet.rdma.libfabric.FiAvAttr;
+import dev.rivulet.rdma.libfabric.FiCqAttr;
+import dev.rivulet.rdma.libfabric.FiDomainAttr;
+import dev.rivulet.rdma.libfabric.FiEpAttr;
+import dev.rivulet.rdma.libfabric.FiFabricAttr;
+import dev.rivulet.rdma.libfabric.FiInfo;
+import dev.rivulet.rdma.libfabric.FiTxAttr;
+import dev.rivulet.rdma.libfabric.FidAv;
+import dev.rivulet.rdma.libfabric.FidCq;
+import dev.rivulet.rdma.libfabric.FidDomain;
+import dev.rivulet.rdma.libfabric.FidEp;
+import dev.rivulet.rdma.libfabric.FidFabric;
+import dev.rivulet.rdma.libfabric.FidMr;
+import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.libfabric.LibfabricException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static dev.rivulet.rdma.libfabric.FiConstants.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One provider's fabric, domain and address vector, shared by all endpoints of a transport, plus memory
+ * registration honouring the provider's {@code mr_mode}. Setup and teardown only; the data path is
+ * {@link FabricWire}.
+ */
+final class FabricDomain implements AutoCloseable {
+
+    /** Capabilities Rivulet asks for: messages with remote CQ data, RMA both ways, atomics where offered. */
+    static final long WANTED_CAPS = FI_MSG | FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ
+            | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+    /** mr_mode obligations this transport can honour (what verbs and efa require included). */
+    static final int OFFERED_MR_MODE = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+
+    final String provider;
+    final Arena arena = Arena.ofShared();
+    final MemorySegment info;
+    final MemorySegment fabric;
+    final MemorySegment domain;
+    final MemorySegment av;
+    final int mrMode;
+    final long mrKeyMask;
+    final long injectSize;
+    final boolean atomics;
+    final boolean autoProgress;
+    /** Largest single transfer the endpoint accepts ({@code ep_attr->max_msg_size}). */
+    final long maxMsgSize;
+    /**
+     * Whether targets enforce keys on one-sided operations. shm copies with process_vm_writev and checks nothing;
+     * the others check (tcp reports violations only for FI_DELIVERY_COMPLETE operations, which this transport uses).
+     */
+    final boolean checksRemoteKeys;
+
+    private FabricDomain(String provider, MemorySegment info, MemorySegment fabric, MemorySegment domain,
+                         MemorySegment av, boolean atomics) {
+        this.provider = provider;
+        this.info = info;
+        this.fabric = fabric;
+        this.domain = domain;
+        this.av = av;
+        MemorySegment d = FiInfo.domainAttr(info);
+        this.mrMode = FiDomainAttr.mrMode(d);
+        long keyBytes = FiDomainAttr.mrKeySize(d);
+        this.mrKeyMask = keyBytes >= 8 || keyBytes == 0 ? -1L : (1L << (8 * keyBytes)) - 1;
+        this.injectSize = FiTxAttr.injectSize(FiInfo.txAttr(info));
+        this.atomics = atomics;
+        this.autoProgress = FiDomainAttr.dataProgress(d) == FI_PROGRESS_AUTO;
+        this.maxMsgSize = FiEpAttr.maxMsgSize(FiInfo.epAttr(info));
+        this.checksRemoteKeys = !"shm".equals(provider);
+    }
+
+    /** Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead. */
+    static FabricDomain open(String provider) {
+        Libfabric.ensureAvailable();
+        MemorySegment info = getinfo(provider, WANTED_CAPS);
+        boolean atomics = info != null;
+        if (info == null) {
+            info = getinfo(provider, WANTED_CAPS & ~FI_ATOMIC);
+        }
+        if (info == null) {
+            throw new TransportUnavailableException("libfabric offers no '" + provider
+                    + "' provider with RDM endpoints, messages and RMA; it offers: " + String.join(", ",
+                    offeredProviders()));
+        }
+        MemorySegment fabric = MemorySegment.NULL;
+        MemorySegment domain = MemorySegment.NULL;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment out = tmp.allocate(ADDRESS);
+            check("fi_fabric", Libfabric.fabric(FiInfo.fabricAttr(info), out, MemorySegment.NULL));
+            fabric = FidFabric.of(out.get(ADDRESS, 0));
+            check("fi_domain", FidFabric.domain(fabric, info, out, MemorySegment.NULL));
+            domain = FidDomain.of(out.get(ADDRESS, 0));
+            MemorySegment avAttr = FiAvAttr.allocate(tmp);
+            FiAvAttr.setType(avAttr, FiDomainAttr.avType(FiInfo.domainAttr(info)) == FI_AV_UNSPEC ? FI_AV_TABLE
+                    : FiDomainAttr.avType(FiInfo.domainAttr(info)));
+            FiAvAttr.setCount(avAttr, 256);
+            check("fi_av_open", FidDomain.avOpen(domain, avAttr, out, MemorySegment.NULL));
+            MemorySegment av = FidAv.of(out.get(ADDRESS, 0));
+            if ((FiDomainAttr.mrMode(FiInfo.domainAttr(info)) & FI_MR_ENDPOINT) != 0) {
+                throw new TransportUnavailableException("provider '" + provider
+                        + "' requires FI_MR_ENDPOINT, which this transport does not implement yet");
+            }
+            return new FabricDomain(provider, info, fabric, domain, av, atomics);
+        } catch (RuntimeException e) {
+            if (domain.address() != 0) {
+                Fid.close(domain);
+            }
+            if (fabric.address() != 0) {
+                Fid.close(fabric);
+            }
+            Libfabric.freeinfo(info);
+            throw e;
+        }
+    }
+
+    private static MemorySegment getinfo(String provider, long caps) {
+        MemorySegment hints = Libfabric.allocinfo();
+        try (Arena tmp = Arena.ofConfined()) {
+            FiInfo.setCaps(hints, caps);
+            FiInfo.setMode(hints, FI_CONTEXT | FI_CONTEXT2);
+            FiEpAttr.setType(FiInfo.epAttr(hints), FI_EP_RDM);
+            MemorySegment d = FiInfo.domainAttr(hints);
+            FiDomainAttr.setMrMode(d, OFFERED_MR_MODE);
+            FiDomainAttr.setThreading(d, FI_THREAD_SAFE);
+            FiFabricAttr.setProvName(FiInfo.fabricAttr(hints), provider);
+            MemorySegment out = tmp.allocate(ADDRESS);
+            int rc = Libfabric.getinfo(Libfabric.apiVersion(), MemorySegment.NULL, MemorySegment.NULL, 0, hints, out);
+            if (rc == -FI_ENODATA) {
+                return null;
+            }
+            check("fi_getinfo(" + provider + ")", rc);
+            MemorySegment first = FiInfo.of(out.get(ADDRESS, 0));
+            // Keep only the first entry: the provider's preferred fit.
+            MemorySegment dup = Libfabric.dupinfo(first);
+            Libfabric.freeinfo(first);
+            return FiInfo.of(dup);
+        } finally {
+            Libfabric.freeinfo(hints);
+        }
+    }
+
+    /** Provider names {@code fi_getinfo} offers for RDM endpoints with messages, for error messages. */
+    static List<String> offeredProviders() {
+        List<String> names = new ArrayList<>();
+        MemorySegment hints = Libfabric.allocinfo();
+        try (Arena tmp = Arena.ofConfined()) {
+            FiInfo.setCaps(hints, FI_MSG);
+            FiEpAttr.setType(FiInfo.epAttr(hints), FI_EP_RDM);
+            FiDomainAttr.setMrMode(FiInfo.domainAttr(hints), OFFERED_MR_MODE);
+            MemorySegment out = tmp.allocate(ADDRESS);
+            if (Libfabric.getinfo(Libfabric.apiVersion(), MemorySegment.NULL, MemorySegment.NULL, 0, hints, out) == 0) {
+                MemorySegment head = FiInfo.of(out.get(ADDRESS, 0));
+                for (MemorySegment i = head; i.address() != 0; i = FiInfo.next(i)) {
+                    String n = FiFabricAttr.provName(FiInfo.fabricAttr(i));
+                    if (!names.contains(n)) {
+                        names.add(n);
+                    }
+                }
+                Libfabric.freeinfo(head);
+            }
+        } finally {
+            Libfabric.freeinfo(hints);
+        }
+        return names;
+    }
+
+    /** Opens an RDM endpoint with its own completion queue, bound to the shared AV, enabled. */
+    EndpointHandles openEndpoint(int cqSize) {
+        MemorySegment cq = MemorySegment.NULL;
+        MemorySegment ep = MemorySegment.NULL;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment out = tmp.allocate(ADDRESS);
+            MemorySegment cqAttr = FiCqAttr.allocate(tmp);
+            FiCqAttr.setFormat(cqAttr, FI_CQ_FORMAT_DATA);
+            FiCqAttr.setSize(cqAttr, cqSize);
+            FiCqAttr.setWaitObj(cqAttr, FI_WAIT_NONE);
+            check("fi_cq_open", FidDomain.cqOpen(domain, cqAttr, out, MemorySegment.NULL));
+            cq = out.get(ADDRESS, 0);
+            check("fi_endpoint", FidDomain.endpoint(domain, info, out, MemorySegment.NULL));
+            ep = out.get(ADDRESS, 0);
+            check("fi_ep_bind(av)", FidEp.bind(ep, av, 0));
+            check("fi_ep_bind(cq)", FidEp.bind(ep, cq, FI_TRANSMIT | FI_RECV));
+            check("fi_enable", FidEp.enable(ep));
+            MemorySegment len = tmp.allocate(JAVA_LONG);
+            len.set(JAVA_LONG, 0, 256);
+            MemorySegment name = tmp.allocate(256);
+            check("fi_getname", FidEp.getname(ep, name, len));
+            byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes);
+        } catch (RuntimeException e) {
+            if (ep.address() != 0) {
+                Fid.close(ep);
+            }
+            if (cq.address() != 0) {
+                Fid.close(cq);
+            }
+            throw e;
+        }
+    }
+
+    /** Inserts a peer's endpoint name into the AV; returns its {@code fi_addr_t}. */
+    long insert(byte[] name) {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment n = tmp.allocate(name.length);
+            n.copyFrom(MemorySegment.ofArray(name));
+            MemorySegment addr = tmp.allocate(JAVA_LONG);
+            int inserted = FidAv.insert(av, n, 1, addr, 0, MemorySegment.NULL);
+            if (inserted != 1) {
+                throw new ProviderException("fi_av_insert failed (" + inserted + ")", provider, -inserted,
+                        inserted < 0 ? Libfabric.strerror(-inserted) : "no address inserted", null);
+            }
+            return addr.get(JAVA_LONG, 0);
+        }
+    }
+
+    void remove(long fiAddr) {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment a = tmp.allocate(JAVA_LONG);
+            a.set(JAVA_LONG, 0, fiAddr);
+            FidAv.remove(av, a, 1, 0);
+        }
+    }
+
+    /**
+     * The {@link dev.rivulet.core.memory.Registrar} of this domain: {@code fi_mr_reg} with the domain's proposed
+     * key (masked to the provider's key size) unless the provider picks keys itself ({@code FI_MR_PROV_KEY}); the
+     * local descriptor only where {@code FI_MR_LOCAL} demands one; virtual addresses where
+     * {@code FI_MR_VIRT_ADDR} says so, offsets otherwise.
+     */
+    NativeRegistration register(MemorySegment segment, Set<Access> access, long proposedKey) {
+        long flags = 0;
+        if (access.contains(Access.LOCAL_READ) || access.contains(Access.LOCAL_WRITE)) {
+            flags |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
+        }
+        if (access.contains(Access.REMOTE_READ)) {
+            flags |= FI_REMOTE_READ;
+        }
+        if (access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC)) {
+            flags |= FI_REMOTE_WRITE | FI_REMOTE_READ;
+        }
+        if (flags == 0) {
+            flags = FI_SEND | FI_RECV;
+        }
+        long key = proposedKey & mrKeyMask;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment out = tmp.allocate(ADDRESS);
+            check("fi_mr_reg", FidDomain.mrReg(domain, segment, segment.byteSize(), flags, 0, key, 0, out,
+                    MemorySegment.NULL));
+            MemorySegment mr = FidMr.of(out.get(ADDRESS, 0));
+            long realKey = (mrMode & FI_MR_PROV_KEY) != 0 ? FidMr.key(mr) : key;
+            MemorySegment desc = (mrMode & FI_MR_LOCAL) != 0 ? FidMr.desc(mr) : MemorySegment.NULL;
+            long base = (mrMode & FI_MR_VIRT_ADDR) != 0 ? segment.address() : 0;
+            return new NativeRegistration(realKey, base, desc, provider.getBytes(), () -> {
+                int rc = Fid.close(mr);
+                if (rc != 0) {
+                    org.slf4j.LoggerFactory.getLogger(FabricDomain.class).warn("fi_close(mr) = {} ({})", rc,
+                            Libfabric.strerror(-rc));
+                }
+            });
+        }
+    }
+
+    static void check(String call, long rc) {
+        if (rc < 0) {
+            LibfabricException e = new LibfabricException(call, (int) -rc);
+            throw new ProviderException(call + " failed", null, (int) -rc, Libfabric.strerror((int) -rc), e);
+        }
+    }
+
+    /** Endpoint, its CQ and its name as {@code fi_getname} gave it. */
+    record EndpointHandles(MemorySegment ep, MemorySegment cq, byte[] name) {
+    }
+
+    @Override
+    public void close() {
+        Fid.close(av);
+        Fid.close(domain);
+        Fid.close(fabric);
+        Libfabric.freeinfo(info);
+        arena.close();
+    }
+}

@@ -1,0 +1,45 @@
+package dev.rivulet.rdma.fabric;
+
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.core.spi.Availability;
+import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.rdma.libfabric.Libfabric;
+
+/**
+ * libfabric ({@code fabric://host:port?provider=tcp}). Available when {@code libfabric.so.1} loads; which providers
+ * exist is decided per transport (the {@code provider} option), with a clear error listing what fi_getinfo offers.
+ */
+public final class FabricTransportProvider implements TransportProvider {
+
+    @Override
+    public String name() {
+        return "libfabric";
+    }
+
+    @Override
+    public String scheme() {
+        return FabricAddress.SCHEME;
+    }
+
+    @Override
+    public int priority() {
+        return 20;
+    }
+
+    @Override
+    public Availability availability() {
+        return Libfabric.isAvailable() ? Availability.yes()
+                : Availability.no(Libfabric.unavailableReason().orElse("libfabric.so.1 not found"));
+    }
+
+    @Override
+    public Transport open(TransportConfig config) {
+        Availability a = availability();
+        if (!a.available()) {
+            throw new TransportUnavailableException("libfabric is unavailable: " + a.reason());
+        }
+        return new FabricTransport(config);
+    }
+}

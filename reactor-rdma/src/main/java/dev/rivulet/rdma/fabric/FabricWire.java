@@ -1,0 +1,479 @@
+package dev.rivulet.rdma.fabric;
+
+import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.engine.AtomicOp;
+import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.engine.Op;
+import dev.rivulet.core.engine.Wire;
+import dev.rivulet.core.engine.WireEvents;
+import dev.rivulet.core.error.ConnectionLostException;
+import dev.rivulet.core.error.ProviderException;
+import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.rdma.libfabric.Fid;
+import dev.rivulet.rdma.libfabric.FiCqDataEntry;
+import dev.rivulet.rdma.libfabric.FiCqErrEntry;
+import dev.rivulet.rdma.libfabric.FiMsgRma;
+import dev.rivulet.rdma.libfabric.FiRmaIov;
+import dev.rivulet.rdma.libfabric.Iovec;
+import dev.rivulet.rdma.libfabric.FidCq;
+import dev.rivulet.rdma.libfabric.FidEp;
+import dev.rivulet.rdma.libfabric.Libfabric;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static dev.rivulet.rdma.libfabric.FiConstants.*;
+
+/**
+ * One Rivulet endpoint on a libfabric RDM endpoint of its own: the engine's {@link Wire} in terms of
+ * {@code fi_senddata}, {@code fi_recv}, {@code fi_write}, {@code fi_read}, the atomic calls and {@code fi_cq_read}.
+ *
+ * <ul>
+ *   <li><b>Control words</b> travel as remote CQ data: data messages with {@code fi_senddata}, protocol-only words
+ *       ({@code CREDIT}, {@code CLOSE}) as zero-byte {@code fi_injectdata}.</li>
+ *   <li><b>Receives</b>: every posted buffer is {@code eagerSize} bytes, since untagged receives match in order
+ *       whatever arrives. The engine's data slots plus {@link #CONTROL_SLOTS} extra buffers for protocol-only words
+ *       are kept posted; a control word's buffer is reposted at once.</li>
+ *   <li><b>NO_RESOURCE</b>: {@code -FI_EAGAIN} from a post, or no free context slot.</li>
+ *   <li><b>Errors</b>: {@code fi_cq_readerr} entries become typed exceptions with {@code fi_strerror} and the
+ *       provider's own text.</li>
+ * </ul>
+ * Progress thread only.
+ */
+final class FabricWire implements Wire {
+
+    /** Receive buffers kept posted for protocol-only words on top of the engine's data slots. */
+    static final int CONTROL_SLOTS = 8;
+    private static final int CQ_BATCH = 64;
+    /** Per context slot: operand, compare and result words of an atomic, in registered memory. */
+    private static final int ATOMIC_SCRATCH = 24;
+    /** Per context slot: an fi_msg_rma with its iovec, rma_iov and desc, for writes posted with flags. */
+    private static final long MSG_SCRATCH = 128;
+    /** Linux EPIPE; libfabric passes errno values through (FiConstants has no FI_EPIPE). */
+    private static final int EPIPE = 32;
+
+    private final FabricDomain fabric;
+    private final MemoryDomain memory;
+    private final Capabilities caps;
+    private final String remoteAddress;
+    private final MemorySegment ep;
+    private final MemorySegment cq;
+    private final long peer;
+    private final int eagerSize;
+    private final Arena arena = Arena.ofShared();
+    private final ContextSlots slots;
+    private final MemorySegment entries;
+    private final MemorySegment errEntry;
+    private final MemoryRegion scratch;
+    private final MemorySegment msgScratch;
+    private final Runnable onClose;
+    private int receivesToPost;
+    private int controlToPost = CONTROL_SLOTS;
+    private volatile boolean peerClosed;
+    private volatile boolean peerLost;
+    private boolean peerEventReported;
+    private boolean closed;
+    private boolean drainedAfterClose;
+
+    FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
+               long peer, int eagerSize, String remoteAddress, Runnable onClose) {
+        this.fabric = fabric;
+        this.memory = memory;
+        this.caps = caps;
+        this.ep = handles.ep();
+        this.cq = handles.cq();
+        this.peer = peer;
+        this.eagerSize = eagerSize;
+        this.remoteAddress = remoteAddress;
+        this.onClose = onClose;
+        int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
+        this.slots = new ContextSlots(arena, slotCount);
+        this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
+        this.errEntry = FiCqErrEntry.allocate(arena);
+        this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
+        this.msgScratch = arena.allocate(MSG_SCRATCH * slotCount, 64);
+    }
+
+    /** The bootstrap channel saw the peer say goodbye (graceful) or vanish. */
+    void peerClosed(boolean graceful) {
+        if (graceful) {
+            peerClosed = true;
+        } else {
+            peerLost = true;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- posting
+
+    @Override
+    public int send(long controlWord, Op op) {
+        ensureOpen();
+        if (op == null) {
+            long rc = FidEp.injectdata(ep, MemorySegment.NULL, 0, controlWord, peer);
+            if (rc == -FI_EAGAIN) {
+                return NO_RESOURCE;
+            }
+            checkPost("fi_injectdata", rc);
+            return DONE;
+        }
+        Buffer b = op.buffer();
+        int slot = slots.acquire(ContextSlots.OPERATION, op);
+        if (slot < 0) {
+            return NO_RESOURCE;
+        }
+        long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
+                slots.context(slot));
+        return posted(slot, rc, "fi_senddata");
+    }
+
+    @Override
+    public void postReceives(int count) {
+        receivesToPost += count;
+        postPendingReceives();
+    }
+
+    /** Posts the receives owed, stopping at the first EAGAIN (retried on the next poll). */
+    private void postPendingReceives() {
+        while (controlToPost > 0 && postOneReceive()) {
+            controlToPost--;
+        }
+        while (receivesToPost > 0 && postOneReceive()) {
+            receivesToPost--;
+        }
+    }
+
+    private boolean postOneReceive() {
+        if (closed) {
+            return false;
+        }
+        Buffer b = memory.allocate(eagerSize);
+        int slot = slots.acquire(ContextSlots.RECEIVE, b);
+        if (slot < 0) {
+            b.release();
+            return false;
+        }
+        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(), FI_ADDR_UNSPEC,
+                slots.context(slot));
+        if (rc == 0) {
+            return true;
+        }
+        slots.release(slot);
+        b.release();
+        if (rc == -FI_EAGAIN) {
+            return false;
+        }
+        throw providerError("fi_recv", rc);
+    }
+
+    @Override
+    public int rma(Op op) {
+        ensureOpen();
+        int slot = slots.acquire(ContextSlots.OPERATION, op);
+        if (slot < 0) {
+            return NO_RESOURCE;
+        }
+        MemorySegment ctx = slots.context(slot);
+        long rc;
+        String call;
+        switch (op.kind()) {
+            case PUT -> {
+                call = "fi_writemsg";
+                rc = fabric.checksRemoteKeys ? writeDeliveryComplete(op, slot, ctx)
+                        : FidEp.write(ep, op.local().segment(), op.local().length(), op.local().region().descriptor(),
+                        peer, op.remote().address(), op.remote().key(), ctx);
+            }
+            case GET -> {
+                call = "fi_read";
+                rc = FidEp.read(ep, op.local().segment(), op.local().length(), op.local().region().descriptor(),
+                        peer, op.remote().address(), op.remote().key(), ctx);
+            }
+            case ATOMIC -> {
+                call = "fi_atomic";
+                rc = postAtomic(op, slot, ctx);
+            }
+            default -> throw new IllegalStateException("not an RMA op: " + op.kind());
+        }
+        return posted(slot, rc, call);
+    }
+
+    /**
+     * A put that completes only once the data is at the target: it makes flush mean remote completion, and it is
+     * the only way the tcp provider reports a rejected key instead of dropping the data silently.
+     */
+    private long writeDeliveryComplete(Op op, int slot, MemorySegment ctx) {
+        MemorySegment m = msgScratch.asSlice(MSG_SCRATCH * slot, MSG_SCRATCH);
+        MemorySegment msg = m.asSlice(0, FiMsgRma.SIZE);
+        MemorySegment iov = m.asSlice(FiMsgRma.SIZE, Iovec.SIZE);
+        MemorySegment rmaIov = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE, FiRmaIov.SIZE);
+        MemorySegment desc = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE + FiRmaIov.SIZE, 8);
+        Iovec.setIovBase(iov, op.local().segment());
+        Iovec.setIovLen(iov, op.local().length());
+        FiRmaIov.setAddr(rmaIov, op.remote().address());
+        FiRmaIov.setLen(rmaIov, op.local().length());
+        FiRmaIov.setKey(rmaIov, op.remote().key());
+        desc.set(ValueLayout.ADDRESS, 0, op.local().region().descriptor());
+        FiMsgRma.setMsgIov(msg, iov);
+        FiMsgRma.setDesc(msg, desc);
+        FiMsgRma.setIovCount(msg, 1);
+        FiMsgRma.setAddr(msg, peer);
+        FiMsgRma.setRmaIov(msg, rmaIov);
+        FiMsgRma.setRmaIovCount(msg, 1);
+        FiMsgRma.setContext(msg, ctx);
+        FiMsgRma.setData(msg, 0);
+        return FidEp.writemsg(ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    }
+
+    private long postAtomic(Op op, int slot, MemorySegment ctx) {
+        MemorySegment s = scratch.segment().asSlice((long) ATOMIC_SCRATCH * slot, ATOMIC_SCRATCH);
+        MemorySegment operand = s.asSlice(0, 8);
+        MemorySegment compare = s.asSlice(8, 8);
+        MemorySegment result = s.asSlice(16, 8);
+        MemorySegment desc = scratch.descriptor();
+        int dt = op.width() == 8 ? FI_UINT64 : FI_UINT32;
+        if (op.width() == 8) {
+            operand.set(ValueLayout.JAVA_LONG, 0, op.operand());
+            compare.set(ValueLayout.JAVA_LONG, 0, op.compare());
+        } else {
+            operand.set(ValueLayout.JAVA_INT, 0, (int) op.operand());
+            compare.set(ValueLayout.JAVA_INT, 0, (int) op.compare());
+        }
+        long addr = op.remote().address();
+        long key = op.remote().key();
+        return switch (op.atomic()) {
+            case ADD -> FidEp.atomic(ep, operand, 1, desc, peer, addr, key, dt, FI_SUM, ctx);
+            case FETCH_ADD -> FidEp.fetchAtomic(ep, operand, 1, desc, result, desc, peer, addr, key, dt, FI_SUM, ctx);
+            case SWAP -> FidEp.fetchAtomic(ep, operand, 1, desc, result, desc, peer, addr, key, dt, FI_ATOMIC_WRITE,
+                    ctx);
+            case COMPARE_SWAP -> FidEp.compareAtomic(ep, operand, 1, desc, compare, desc, result, desc, peer, addr,
+                    key, dt, FI_CSWAP, ctx);
+        };
+    }
+
+    private long atomicResult(Op op, int slot) {
+        if (op.atomic() == AtomicOp.ADD) {
+            return 0;
+        }
+        long off = (long) ATOMIC_SCRATCH * slot + 16;
+        return op.width() == 8 ? scratch.segment().get(ValueLayout.JAVA_LONG, off)
+                : scratch.segment().get(ValueLayout.JAVA_INT, off);
+    }
+
+    private int posted(int slot, long rc, String call) {
+        if (rc == 0) {
+            return POSTED;
+        }
+        slots.release(slot);
+        if (rc == -FI_EAGAIN) {
+            return NO_RESOURCE;
+        }
+        throw providerError(call, rc);
+    }
+
+    @Override
+    public int flush(Op op) {
+        // Every operation before the flush has completed (the engine waits for that), and this transport asks
+        // for FI_DELIVERY_COMPLETE where the provider's plain completion does not already imply delivery.
+        return DONE;
+    }
+
+    @Override
+    public int maxBatchBytes() {
+        return eagerSize;
+    }
+
+    // ---------------------------------------------------------------------------------------------- reaping
+
+    @Override
+    public int poll(WireEvents events) {
+        if (closed) {
+            return drainAfterClose(events);
+        }
+        int work = 0;
+        for (;;) {
+            long n = FidCq.read(cq, entries, CQ_BATCH);
+            if (n > 0) {
+                for (int i = 0; i < n; i++) {
+                    complete(events, FiCqDataEntry.opContext(entries, i).address(), FiCqDataEntry.len(entries, i),
+                            FiCqDataEntry.data(entries, i));
+                }
+                work += (int) n;
+                if (n < CQ_BATCH) {
+                    break;
+                }
+            } else if (n == -FI_EAVAIL) {
+                readError(events);
+                work++;
+            } else if (n == -FI_EAGAIN) {
+                break;
+            } else {
+                events.broken(providerError("fi_cq_read", n));
+                return work + 1;
+            }
+        }
+        if (receivesToPost > 0 || controlToPost > 0) {
+            postPendingReceives();
+        }
+        if (!peerEventReported && (peerClosed || peerLost)) {
+            peerEventReported = true;
+            work++;
+            if (peerClosed) {
+                events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
+            } else {
+                events.broken(new ConnectionLostException("peer at " + remoteAddress + " vanished (bootstrap "
+                        + "connection lost without a goodbye)", fabric.provider, 0, null, null));
+            }
+        }
+        return work;
+    }
+
+    private void complete(WireEvents events, long context, long len, long data) {
+        int slot = slots.slotOf(context);
+        if (slot < 0) {
+            return; // an inject: no context of ours
+        }
+        Object owner = slots.owner(slot);
+        byte kind = slots.kind(slot);
+        slots.release(slot);
+        if (kind == ContextSlots.RECEIVE) {
+            Buffer b = (Buffer) owner;
+            int type = ControlWord.type(data);
+            if (type == ControlWord.DATA || type == ControlWord.BATCH) {
+                b.length((int) len);
+                events.received(data, b);
+            } else {
+                b.release();
+                controlToPost++;
+                postPendingReceives();
+                events.received(data, null);
+            }
+        } else {
+            Op op = (Op) owner;
+            events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot) : 0);
+        }
+    }
+
+    private void readError(WireEvents events) {
+        errEntry.fill((byte) 0);
+        long rc = FidCq.readerr(cq, errEntry, 0);
+        if (rc < 0) {
+            events.broken(providerError("fi_cq_readerr", rc));
+            return;
+        }
+        int err = FiCqErrEntry.err(errEntry);
+        int provErrno = FiCqErrEntry.provErrno(errEntry);
+        String text = Libfabric.strerror(err) + "; provider: " + FidCq.strerror(cq, provErrno,
+                FiCqErrEntry.errData(errEntry));
+        int slot = slots.slotOf(FiCqErrEntry.opContext(errEntry).address());
+        if (slot < 0) {
+            events.broken(new ProviderException("completion error without context", fabric.provider, err, text,
+                    null));
+            return;
+        }
+        Object owner = slots.owner(slot);
+        byte kind = slots.kind(slot);
+        slots.release(slot);
+        if (kind == ContextSlots.RECEIVE) {
+            ((Buffer) owner).release();
+            if (err != FI_ECANCELED) {
+                events.broken(new ConnectionLostException("receive failed", fabric.provider, err, text, null));
+            }
+            return;
+        }
+        Op op = (Op) owner;
+        events.failed(op, classify(op, err, text));
+    }
+
+    /**
+     * Maps a completion error to the exception a caller can act on. One-sided operations refused by the target
+     * surface differently per provider: sockets as EACCES, verbs as a remote access error, and tcp (rxm) by
+     * dropping the connection it used (ENOTCONN / EPIPE) after rejecting the key; all are a remote access error.
+     */
+    private TransportException classify(Op op, int err, String text) {
+        boolean oneSided = op.kind() != dev.rivulet.core.engine.OpKind.SEND;
+        return switch (err) {
+            case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED, FI_ENOTCONN, EPIPE -> oneSided
+                    ? new RemoteAccessException(op.kind() + " refused by the target", fabric.provider, err, text, null)
+                    : new ConnectionLostException("send failed", fabric.provider, err, text, null);
+            default -> new ProviderException(op.kind() + " failed", fabric.provider, err, text, null);
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------------- teardown
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        // Closing the endpoint stops the provider touching our buffers; only then can they be released.
+        int rc = Fid.close(ep);
+        int rc2 = Fid.close(cq);
+        if (rc != 0 || rc2 != 0) {
+            org.slf4j.LoggerFactory.getLogger(FabricWire.class).warn("fi_close(ep/cq) = {}/{}", rc, rc2);
+        }
+        fabric.remove(peer);
+        onClose.run();
+    }
+
+    /** After close: every operation still posted is reported as flushed, every posted receive released. */
+    private int drainAfterClose(WireEvents events) {
+        if (drainedAfterClose) {
+            return 0;
+        }
+        drainedAfterClose = true;
+        int n = 0;
+        for (int slot = 0; slot < slots.capacity(); slot++) {
+            byte kind = slots.kind(slot);
+            if (kind == ContextSlots.FREE) {
+                continue;
+            }
+            Object owner = slots.owner(slot);
+            slots.release(slot);
+            n++;
+            if (kind == ContextSlots.RECEIVE) {
+                ((Buffer) owner).release();
+            } else {
+                events.failed((Op) owner, new ResourceClosedException("endpoint closed before the operation "
+                        + "completed"));
+            }
+        }
+        scratch.close();
+        arena.close();
+        return n;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new ResourceClosedException("endpoint is closed");
+        }
+    }
+
+    private void checkPost(String call, long rc) {
+        if (rc < 0) {
+            throw providerError(call, rc);
+        }
+    }
+
+    private TransportException providerError(String call, long rc) {
+        int code = (int) -rc;
+        return new ProviderException(call + " failed", fabric.provider, code, Libfabric.strerror(code), null);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return caps;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.rivulet.rdma.fabric;
+
+import dev.rivulet.conformance.TransportConformanceKit;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import org.junit.jupiter.api.Nested;
+
+/** The whole conformance kit on each loopback provider, each its own run. */
+class FabricConformanceTest {
+
+    abstract static class OnProvider extends TransportConformanceKit {
+        abstract String provider();
+
+        @Override
+        protected Transport openTransport(TransportConfig config) {
+            return new FabricTransportProvider().open(config.option("provider", provider()));
+        }
+
+        @Override
+        protected String bindAddress(String name) {
+            return "fabric://127.0.0.1:0?provider=" + provider();
+        }
+    }
+
+    @Nested
+    class Tcp extends OnProvider {
+        @Override
+        String provider() {
+            return "tcp";
+        }
+    }
+
+    @Nested
+    class Sockets extends OnProvider {
+        @Override
+        String provider() {
+            return "sockets";
+        }
+    }
+
+    @Nested
+    class Shm extends OnProvider {
+        @Override
+        String provider() {
+            return "shm";
+        }
+    }
+}
