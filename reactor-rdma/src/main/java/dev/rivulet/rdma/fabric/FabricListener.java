@@ -64,6 +64,12 @@ final class FabricListener implements Listener {
                 return;
             }
             h = transport.fabricEndpoint();
+            try {
+                transport.checkPeer(hello.name());
+            } catch (RuntimeException refused) {
+                Bootstrap.writeReply(s, null, refused.getMessage(), transport.eagerSize());
+                throw refused;
+            }
             Bootstrap.writeReply(s, h.name(), null, transport.eagerSize());
             s.setSoTimeout(0);
             EndpointEngine e = transport.newEndpoint(h, hello.name(), s, "fabric://" + s.getRemoteSocketAddress());

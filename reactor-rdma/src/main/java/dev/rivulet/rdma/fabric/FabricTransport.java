@@ -184,11 +184,44 @@ public final class FabricTransport implements Transport {
         }
     }
 
+    /**
+     * Names of the {@code shm} endpoints open in this JVM. libfabric 1.17's shm provider reuses a peer's own mapping
+     * when the peer lives in the same process, so closing one side while the other still posts touches unmapped
+     * memory and kills the JVM. Until that is handled, shm connections inside one process are refused.
+     */
+    private static final Set<String> LOCAL_SHM_NAMES = ConcurrentHashMap.newKeySet();
+
+    void checkPeer(byte[] peerName) {
+        refuseSameProcessShm(peerName);
+    }
+
+    private void refuseSameProcessShm(byte[] peerName) {
+        if ("shm".equals(fabric.provider) && LOCAL_SHM_NAMES.contains(java.util.HexFormat.of().formatHex(peerName))) {
+            throw new dev.rivulet.core.error.TransportUnavailableException("the shm provider cannot connect two "
+                    + "endpoints of the same process safely (libfabric 1.17 shares the peer's mapping in-process, "
+                    + "so an independent close crashes the JVM); use shm between processes, or tcp/sockets in one");
+        }
+    }
+
     /** Wires up an endpoint once both names are known (bootstrap threads). */
     EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, byte[] peerName, Socket socket, String remote) {
+        refuseSameProcessShm(peerName);
         long peer = fabric.insert(peerName);
-        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote,
-                () -> Bootstrap.goodbye(socket));
+        if ("shm".equals(fabric.provider)) {
+            String mine = java.util.HexFormat.of().formatHex(h.name());
+            LOCAL_SHM_NAMES.add(mine);
+            Runnable forget = () -> LOCAL_SHM_NAMES.remove(mine);
+            return wire(h, peer, socket, remote, forget);
+        }
+        return wire(h, peer, socket, remote, () -> { });
+    }
+
+    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote,
+                                Runnable forget) {
+        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
+            forget.run();
+            Bootstrap.goodbye(socket);
+        });
         EndpointEngine[] self = new EndpointEngine[1];
         EndpointEngine e = new EndpointEngine(wire, progress.nextLoop(), memory, metrics, config.observer(),
                 config.sendPrefetch(), () -> endpoints.remove(self[0]));

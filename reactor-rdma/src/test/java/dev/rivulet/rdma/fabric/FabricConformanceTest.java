@@ -38,11 +38,6 @@ class FabricConformanceTest {
         }
     }
 
-    @Nested
-    class Shm extends OnProvider {
-        @Override
-        String provider() {
-            return "shm";
-        }
-    }
+    // shm is not run in one JVM: libfabric 1.17's shm provider reuses a same-process peer's mapping, so the
+    // transport refuses such connections (see FabricShmTest); shm is for peers in different processes.
 }
