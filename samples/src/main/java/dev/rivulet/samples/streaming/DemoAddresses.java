@@ -24,8 +24,9 @@ public final class DemoAddresses {
 
     static {
         Map<String, String> m = new LinkedHashMap<>();
+        m.put("libfabric", "fabric://127.0.0.1:0?provider=tcp");
         m.put("local", "local://demo");
-        // Issue 3 (libfabric) and issue 4 (io_uring / RIO) add their rows here once their providers exist.
+        // Issue 4 (io_uring / RIO) adds its row here once its provider exists.
         BIND = Collections.unmodifiableMap(m);
     }
 

@@ -101,7 +101,19 @@ public final class StreamingDemo {
     public static DemoResult run(DemoOptions o, PrintStream out) {
         Target target = target(o);
         TransportConfig config = TransportConfig.defaults().receiveQueueDepth(o.queueDepth());
-        Transport serverTransport = Transports.open(target.provider(), config);
+        Transport serverTransport;
+        try {
+            serverTransport = Transports.open(target.provider(), config);
+        } catch (dev.rivulet.core.error.TransportException e) {
+            if (o.transport() != null || "local".equals(target.provider())) {
+                throw e;
+            }
+            // The best provider said it was available but could not open (e.g. no usable libfabric provider):
+            // the demo still runs, on the in-JVM transport, and says why.
+            target = new Target("local", DemoAddresses.bindAddress("local").orElseThrow(),
+                    "'" + target.provider() + "' failed to open (" + e.getMessage() + "); falling back to local");
+            serverTransport = Transports.open(target.provider(), config);
+        }
         Transport clientTransport = null;
         RivuletServer.BoundServer server = null;
         Scheduler consumerScheduler = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "demo-consumer", 60, true);
