@@ -11,6 +11,7 @@ import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.framing.BatchFraming;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
@@ -75,6 +76,24 @@ final class FabricWire implements Wire {
     private final MemorySegment msgScratch;
     private final Runnable onClose;
     private int receivesToPost;
+    /*
+     * Receives complete out of order on providers with comp_order FI_ORDER_NONE (tcp;ofi_rxm finishes a large
+     * rendezvous message after smaller ones posted behind it), but buffers are matched in posting order (msg_order
+     * SAS), so buffer k holds message k. Completions are therefore parked per slot and delivered strictly in
+     * posting order: a ring of posted receive slots, plus each slot's completed length and control word.
+     */
+    private final int[] postedOrder;
+    private int orderHead;
+    private int orderCount;
+    private final boolean[] arrived;
+    private final long[] arrivedLen;
+    private final long[] arrivedWord;
+    /**
+     * Data buffers posted beyond the credits outstanding. A coalesced frame of k messages uses k credits but one
+     * buffer, leaving k-1 buffers that already cover future grants; without this count every frame would leave
+     * extra buffers posted until they used up every context slot.
+     */
+    private int surplusBuffers;
     private int controlToPost = CONTROL_SLOTS;
     private volatile boolean peerClosed;
     private volatile boolean peerLost;
@@ -95,6 +114,10 @@ final class FabricWire implements Wire {
         this.onClose = onClose;
         int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
         this.slots = new ContextSlots(arena, slotCount);
+        this.postedOrder = new int[slotCount];
+        this.arrived = new boolean[slotCount];
+        this.arrivedLen = new long[slotCount];
+        this.arrivedWord = new long[slotCount];
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
@@ -135,7 +158,9 @@ final class FabricWire implements Wire {
 
     @Override
     public void postReceives(int count) {
-        receivesToPost += count;
+        int covered = Math.min(count, surplusBuffers);
+        surplusBuffers -= covered;
+        receivesToPost += count - covered;
         postPendingReceives();
     }
 
@@ -162,6 +187,7 @@ final class FabricWire implements Wire {
         long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(), FI_ADDR_UNSPEC,
                 slots.context(slot));
         if (rc == 0) {
+            postedOrder[(orderHead + orderCount++) % postedOrder.length] = slot;
             return true;
         }
         slots.release(slot);
@@ -338,24 +364,51 @@ final class FabricWire implements Wire {
         if (slot < 0) {
             return; // an inject: no context of ours
         }
-        Object owner = slots.owner(slot);
-        byte kind = slots.kind(slot);
+        if (slots.kind(slot) == ContextSlots.RECEIVE) {
+            arrived[slot] = true;
+            arrivedLen[slot] = len;
+            arrivedWord[slot] = data;
+            deliverInOrder(events);
+            return;
+        }
+        Op op = (Op) slots.owner(slot);
         slots.release(slot);
-        if (kind == ContextSlots.RECEIVE) {
-            Buffer b = (Buffer) owner;
-            int type = ControlWord.type(data);
-            if (type == ControlWord.DATA || type == ControlWord.BATCH) {
-                b.length((int) len);
-                events.received(data, b);
-            } else {
-                b.release();
-                controlToPost++;
-                postPendingReceives();
-                events.received(data, null);
+        events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot) : 0);
+    }
+
+    /** Hands up every receive at the head of the posting order that has completed. */
+    private void deliverInOrder(WireEvents events) {
+        while (orderCount > 0 && arrived[postedOrder[orderHead]]) {
+            int slot = postedOrder[orderHead];
+            orderHead = (orderHead + 1) % postedOrder.length;
+            orderCount--;
+            arrived[slot] = false;
+            Buffer b = (Buffer) slots.owner(slot);
+            slots.release(slot);
+            deliver(events, b, arrivedLen[slot], arrivedWord[slot]);
+        }
+    }
+
+    private void deliver(WireEvents events, Buffer b, long len, long data) {
+        if (len < 0) {
+            b.release(); // a receive that failed; the endpoint was told when it failed
+            return;
+        }
+        int type = ControlWord.type(data);
+        if (type == ControlWord.DATA || type == ControlWord.BATCH) {
+            b.length((int) len);
+            if (type == ControlWord.BATCH) {
+                int k = BatchFraming.count(b.capacitySegment(), len);
+                if (k > 1) {
+                    surplusBuffers += k - 1;
+                }
             }
+            events.received(data, b);
         } else {
-            Op op = (Op) owner;
-            events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot) : 0);
+            b.release();
+            controlToPost++;
+            postPendingReceives();
+            events.received(data, null);
         }
     }
 
@@ -376,16 +429,17 @@ final class FabricWire implements Wire {
                     null));
             return;
         }
-        Object owner = slots.owner(slot);
-        byte kind = slots.kind(slot);
-        slots.release(slot);
-        if (kind == ContextSlots.RECEIVE) {
-            ((Buffer) owner).release();
+        if (slots.kind(slot) == ContextSlots.RECEIVE) {
+            arrived[slot] = true;
+            arrivedLen[slot] = -1; // released, in its turn, by deliverInOrder
+            deliverInOrder(events);
             if (err != FI_ECANCELED) {
                 events.broken(new ConnectionLostException("receive failed", fabric.provider, err, text, null));
             }
             return;
         }
+        Object owner = slots.owner(slot);
+        slots.release(slot);
         Op op = (Op) owner;
         events.failed(op, classify(op, err, text));
     }
@@ -462,9 +516,15 @@ final class FabricWire implements Wire {
         }
     }
 
+    /** A failed post: an unreachable peer is a lost connection, anything else a provider error. */
     private TransportException providerError(String call, long rc) {
         int code = (int) -rc;
-        return new ProviderException(call + " failed", fabric.provider, code, Libfabric.strerror(code), null);
+        return switch (code) {
+            case FI_ENOENT, FI_ENOTCONN, FI_ECONNREFUSED, FI_ECONNRESET, EPIPE, FI_EHOSTUNREACH ->
+                    new ConnectionLostException(call + ": peer unreachable", fabric.provider, code,
+                            Libfabric.strerror(code), null);
+            default -> new ProviderException(call + " failed", fabric.provider, code, Libfabric.strerror(code), null);
+        };
     }
 
     @Override
