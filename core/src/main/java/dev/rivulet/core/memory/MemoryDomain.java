@@ -77,7 +77,7 @@ public final class MemoryDomain implements AutoCloseable {
                 throw new InvalidMemoryException("provider returned a key already in use: 0x"
                         + Long.toHexString(reg.key()));
             }
-            byAddress.put(segment.address(), region);
+            byAddress.putIfAbsent(segment.address(), region); // an inner window must not hide its enclosing region
             return region;
         }
     }

@@ -16,6 +16,12 @@ final class ContextSlots {
     static final byte FREE = 0;
     static final byte RECEIVE = 1;
     static final byte OPERATION = 2;
+    /** Rendezvous sender: the request-to-send message in flight (owner: its small buffer). */
+    static final byte RTS_SEND = 3;
+    /** Rendezvous sender: the op waiting for the receiver's done word (owner: the op). */
+    static final byte RNDV_WAIT = 4;
+    /** Rendezvous receiver: the fi_read pulling the message (owner: the destination buffer). */
+    static final byte RNDV_READ = 5;
 
     private final MemorySegment slab;
     private final MemorySegment[] contexts;

@@ -43,7 +43,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Rivulet over libfabric RDM endpoints: one fabric/domain/AV per transport, one endpoint and completion queue per
  * connection, connected through the {@link Bootstrap} exchange. Options: {@code provider} (default {@code tcp}),
- * {@code fabric.eagerSize} (receive buffer size and largest message, default 64 KiB).
+ * {@code fabric.eagerSize} (receive buffer size: larger messages go by rendezvous, default 64 KiB) and
+ * {@code fabric.maxMessageSize} (default 16 MiB).
  */
 public final class FabricTransport implements Transport {
 
@@ -66,6 +67,7 @@ public final class FabricTransport implements Transport {
         this.config = config;
         String provider = config.optionOr("provider", "tcp");
         this.eagerSize = config.intOption("fabric.eagerSize", DEFAULT_EAGER);
+        long maxMessage = config.intOption("fabric.maxMessageSize", 16 << 20);
         this.fabric = FabricDomain.open(provider);
         String name = "libfabric/" + provider;
         this.progress = new ProgressEngine("fabric-" + provider, config.progressThreads(), config.idleStrategy());
@@ -77,7 +79,7 @@ public final class FabricTransport implements Transport {
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.GET,
                 Operation.FLUSH, Operation.FENCE);
         ops.addAll(probeAtomics());
-        this.caps = new Capabilities(name, ops, eagerSize, 0, 1,
+        this.caps = new Capabilities(name, ops, maxMessage, 0, 1,
                 EnumSet.of(Ordering.SEND_AFTER_SEND), config.sendQueueDepth(), config.receiveQueueDepth(),
                 provider.equals("shm") ? 10e9 : 2e9, Duration.ofNanos(provider.equals("shm") ? 1_000 : 10_000),
                 "every earlier operation completed; completions of " + provider + " are requested with "

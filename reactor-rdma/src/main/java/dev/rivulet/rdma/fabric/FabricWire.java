@@ -57,6 +57,20 @@ final class FabricWire implements Wire {
     private static final int ATOMIC_SCRATCH = 24;
     /** Per context slot: an fi_msg_rma with its iovec, rma_iov and desc, for writes posted with flags. */
     private static final long MSG_SCRATCH = 128;
+    /**
+     * Wire-internal words of the rendezvous protocol for messages larger than the eager size. They never reach the
+     * engine: the receiver turns a completed rendezvous into an ordinary {@code DATA} arrival.
+     * <ul>
+     *   <li>{@code RNDV_REQUEST} (type 5, credits as for DATA): payload {@code u64 address | u64 length | u64 key |
+     *       u32 token} naming the sender's message, registered for remote read only for this message;</li>
+     *   <li>{@code RNDV_DONE} (type 6, the credits field carries the token): the receiver has read the message, the
+     *       sender may complete the send and deregister the window.</li>
+     * </ul>
+     */
+    static final int RNDV_REQUEST = 5;
+    static final int RNDV_DONE = 6;
+    private static final int RTS_BYTES = 28;
+
     /** Linux EPIPE; libfabric passes errno values through (FiConstants has no FI_EPIPE). */
     private static final int EPIPE = 32;
 
@@ -88,6 +102,13 @@ final class FabricWire implements Wire {
     private final boolean[] arrived;
     private final long[] arrivedLen;
     private final long[] arrivedWord;
+    /** Sender side: the temporary read-only registration of each rendezvous message, by its op's slot. */
+    private final MemoryRegion[] rndvWindows;
+    /** Receiver side: the receive slot at the head of the order whose rendezvous read is running, or -1. */
+    private int readingSlot = -1;
+    /** A done word whose inject must be retried. */
+    private long pendingDone;
+    private Buffer readInto;
     /**
      * Data buffers posted beyond the credits outstanding. A coalesced frame of k messages uses k credits but one
      * buffer, leaving k-1 buffers that already cover future grants; without this count every frame would leave
@@ -118,6 +139,7 @@ final class FabricWire implements Wire {
         this.arrived = new boolean[slotCount];
         this.arrivedLen = new long[slotCount];
         this.arrivedWord = new long[slotCount];
+        this.rndvWindows = new MemoryRegion[slotCount];
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
@@ -147,6 +169,9 @@ final class FabricWire implements Wire {
             return DONE;
         }
         Buffer b = op.buffer();
+        if (b.length() > eagerSize) {
+            return sendRendezvous(controlWord, op);
+        }
         int slot = slots.acquire(ContextSlots.OPERATION, op);
         if (slot < 0) {
             return NO_RESOURCE;
@@ -154,6 +179,55 @@ final class FabricWire implements Wire {
         long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
                 slots.context(slot));
         return posted(slot, rc, "fi_senddata");
+    }
+
+    /**
+     * A message larger than the receiver's buffers: exposes exactly its bytes for remote read under a fresh key and
+     * sends a small request naming them; the receiver pulls the message with {@code fi_read} and answers
+     * {@code RNDV_DONE}, which completes the send.
+     */
+    private int sendRendezvous(long controlWord, Op op) {
+        if (slots.capacity() - slots.inUse() < 2) {
+            return NO_RESOURCE;
+        }
+        Buffer b = op.buffer();
+        MemoryRegion window = memory.register(b.segment(), java.util.Set.of(Access.REMOTE_READ));
+        Buffer rts = memory.allocate(RTS_BYTES);
+        int wait = slots.acquire(ContextSlots.RNDV_WAIT, op);
+        int sendSlot = slots.acquire(ContextSlots.RTS_SEND, rts);
+        MemorySegment m = rts.capacitySegment();
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, window.remoteAddress(0));
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, b.length());
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, window.key());
+        m.set(ValueLayout.JAVA_INT_UNALIGNED, 24, wait);
+        long word = ControlWord.credits(controlWord) << 32 | RNDV_REQUEST;
+        long rc = FidEp.senddata(ep, m, RTS_BYTES, rts.region().descriptor(), word, peer, slots.context(sendSlot));
+        if (rc != 0) {
+            slots.release(sendSlot);
+            slots.release(wait);
+            rts.release();
+            window.close();
+            if (rc == -FI_EAGAIN) {
+                return NO_RESOURCE;
+            }
+            throw providerError("fi_senddata(rendezvous)", rc);
+        }
+        rndvWindows[wait] = window;
+        return POSTED;
+    }
+
+    /** The receiver read a rendezvous message: the send is complete, its window closes. */
+    private void rendezvousDone(WireEvents events, int token) {
+        if (token < 0 || token >= slots.capacity() || slots.kind(token) != ContextSlots.RNDV_WAIT) {
+            events.broken(new dev.rivulet.core.error.CreditProtocolException("rendezvous done for unknown token "
+                    + token));
+            return;
+        }
+        Op op = (Op) slots.owner(token);
+        slots.release(token);
+        rndvWindows[token].close();
+        rndvWindows[token] = null;
+        events.completed(op, 0);
     }
 
     @Override
@@ -346,6 +420,12 @@ final class FabricWire implements Wire {
         if (receivesToPost > 0 || controlToPost > 0) {
             postPendingReceives();
         }
+        if (pendingDone != 0 && FidEp.injectdata(ep, MemorySegment.NULL, 0, pendingDone, peer) == 0) {
+            pendingDone = 0;
+        }
+        if (readingSlot < 0 && orderCount > 0) {
+            deliverInOrder(events); // a rendezvous read that found no resources last time
+        }
         if (!peerEventReported && (peerClosed || peerLost)) {
             peerEventReported = true;
             work++;
@@ -371,15 +451,92 @@ final class FabricWire implements Wire {
             deliverInOrder(events);
             return;
         }
-        Op op = (Op) slots.owner(slot);
+        switch (slots.kind(slot)) {
+            case ContextSlots.RTS_SEND -> {
+                ((Buffer) slots.owner(slot)).release();
+                slots.release(slot);
+            }
+            case ContextSlots.RNDV_READ -> {
+                slots.release(slot);
+                finishRendezvousRead(events);
+            }
+            default -> {
+                Op op = (Op) slots.owner(slot);
+                slots.release(slot);
+                events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot)
+                        : 0);
+            }
+        }
+    }
+
+    /**
+     * A rendezvous request reached the head of the receive order: pull the message now. Later arrivals wait behind
+     * it so messages stay in order. Returns false when it could not be posted yet (EAGAIN: retried on next poll).
+     */
+    private boolean startRendezvousRead(WireEvents events, int slot) {
+        Buffer rts = (Buffer) slots.owner(slot);
+        MemorySegment m = rts.capacitySegment();
+        long address = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        long length = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        long key = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
+        if (length < 0 || length > caps.maxMessageSize()) {
+            events.broken(new dev.rivulet.core.error.CreditProtocolException("rendezvous of " + length
+                    + " bytes exceeds the maximum message size"));
+            return false;
+        }
+        Buffer dst = memory.allocate((int) length);
+        int readSlot = slots.acquire(ContextSlots.RNDV_READ, dst);
+        if (readSlot < 0) {
+            dst.release();
+            return false;
+        }
+        long rc = FidEp.read(ep, dst.capacitySegment(), length, dst.region().descriptor(), peer, address, key,
+                slots.context(readSlot));
+        if (rc != 0) {
+            slots.release(readSlot);
+            dst.release();
+            if (rc != -FI_EAGAIN) {
+                events.broken(new ConnectionLostException("rendezvous read failed", fabric.provider, (int) -rc,
+                        Libfabric.strerror((int) -rc), null));
+            }
+            return false;
+        }
+        readingSlot = slot;
+        readInto = dst;
+        return true;
+    }
+
+    private void finishRendezvousRead(WireEvents events) {
+        int slot = readingSlot;
+        Buffer rts = (Buffer) slots.owner(slot);
+        int token = rts.capacitySegment().get(ValueLayout.JAVA_INT_UNALIGNED, 24);
+        long word = arrivedWord[slot];
+        Buffer dst = readInto;
+        readingSlot = -1;
+        readInto = null;
+        // pop the request from the order and hand the message up as ordinary DATA
+        orderHead = (orderHead + 1) % postedOrder.length;
+        orderCount--;
+        arrived[slot] = false;
         slots.release(slot);
-        events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot) : 0);
+        rts.release();
+        long rc = FidEp.injectdata(ep, MemorySegment.NULL, 0, (long) token << 32 | RNDV_DONE, peer);
+        if (rc < 0) {
+            // EAGAIN on a zero-byte inject is not expected to persist; a real failure means the peer is gone
+            pendingDone = (long) token << 32 | RNDV_DONE;
+        }
+        events.received(ControlWord.encode(ControlWord.DATA, ControlWord.credits(word)), dst);
+        deliverInOrder(events);
     }
 
     /** Hands up every receive at the head of the posting order that has completed. */
     private void deliverInOrder(WireEvents events) {
-        while (orderCount > 0 && arrived[postedOrder[orderHead]]) {
+        while (orderCount > 0 && arrived[postedOrder[orderHead]] && readingSlot < 0) {
             int slot = postedOrder[orderHead];
+            if (arrivedLen[slot] >= 0 && ControlWord.type(arrivedWord[slot]) == RNDV_REQUEST) {
+                startRendezvousRead(events, slot);
+                return; // resumes in finishRendezvousRead, or on the next poll if the read could not start
+            }
             orderHead = (orderHead + 1) % postedOrder.length;
             orderCount--;
             arrived[slot] = false;
@@ -408,7 +565,11 @@ final class FabricWire implements Wire {
             b.release();
             controlToPost++;
             postPendingReceives();
-            events.received(data, null);
+            if (type == RNDV_DONE) {
+                rendezvousDone(events, (int) ControlWord.credits(data));
+            } else {
+                events.received(data, null);
+            }
         }
     }
 
@@ -438,10 +599,26 @@ final class FabricWire implements Wire {
             }
             return;
         }
+        byte kind = slots.kind(slot);
         Object owner = slots.owner(slot);
         slots.release(slot);
-        Op op = (Op) owner;
-        events.failed(op, classify(op, err, text));
+        switch (kind) {
+            case ContextSlots.RTS_SEND -> {
+                ((Buffer) owner).release();
+                events.broken(new ConnectionLostException("rendezvous request failed", fabric.provider, err, text,
+                        null));
+            }
+            case ContextSlots.RNDV_READ -> {
+                ((Buffer) owner).release();
+                readInto = null;
+                events.broken(new ConnectionLostException("rendezvous read failed", fabric.provider, err, text,
+                        null));
+            }
+            default -> {
+                Op op = (Op) owner;
+                events.failed(op, classify(op, err, text));
+            }
+        }
     }
 
     /**
@@ -492,11 +669,16 @@ final class FabricWire implements Wire {
             Object owner = slots.owner(slot);
             slots.release(slot);
             n++;
-            if (kind == ContextSlots.RECEIVE) {
-                ((Buffer) owner).release();
-            } else {
-                events.failed((Op) owner, new ResourceClosedException("endpoint closed before the operation "
-                        + "completed"));
+            switch (kind) {
+                case ContextSlots.RECEIVE, ContextSlots.RTS_SEND, ContextSlots.RNDV_READ -> ((Buffer) owner).release();
+                default -> {
+                    if (rndvWindows[slot] != null) {
+                        rndvWindows[slot].close();
+                        rndvWindows[slot] = null;
+                    }
+                    events.failed((Op) owner, new ResourceClosedException("endpoint closed before the operation "
+                            + "completed"));
+                }
             }
         }
         scratch.close();
