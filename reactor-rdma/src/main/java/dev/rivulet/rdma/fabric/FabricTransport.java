@@ -169,6 +169,28 @@ public final class FabricTransport implements Transport {
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
+    /**
+     * An endpoint to a libfabric program that is not Rivulet, named by its raw endpoint name ({@code fi_getname}
+     * bytes handed over out of band, like a peer's address, RMA address, length and key). Only one-sided operations
+     * make sense on it: put, get, atomics, flush and fence. There is no credit protocol and no liveness channel, so a
+     * {@code send} would wait for credits that never come and a vanished peer shows only as failing operations.
+     */
+    public Mono<Endpoint> attach(byte[] peerEndpointName) {
+        byte[] name = peerEndpointName.clone();
+        return Mono.<Endpoint>fromCallable(() -> {
+            checkOpen();
+            FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize());
+            try {
+                refuseSameProcessShm(name);
+                return wire(h, fabric.insert(name), null, "fabric-raw://" + java.util.HexFormat.of().formatHex(name),
+                        () -> { });
+            } catch (RuntimeException e) {
+                closeHandles(h);
+                throw e;
+            }
+        }).subscribeOn(Schedulers.boundedElastic());
+    }
+
     private int cqSize() {
         return config.sendQueueDepth() + config.receiveQueueDepth() + FabricWire.CONTROL_SLOTS + 16;
     }
@@ -222,14 +244,18 @@ public final class FabricTransport implements Transport {
                                 Runnable forget) {
         FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
             forget.run();
-            Bootstrap.goodbye(socket);
+            if (socket != null) {
+                Bootstrap.goodbye(socket);
+            }
         });
         EndpointEngine[] self = new EndpointEngine[1];
         EndpointEngine e = new EndpointEngine(wire, progress.nextLoop(), memory, metrics, config.observer(),
                 config.sendPrefetch(), () -> endpoints.remove(self[0]));
         self[0] = e;
         endpoints.add(e);
-        Bootstrap.watch(socket, wire);
+        if (socket != null) {
+            Bootstrap.watch(socket, wire);
+        }
         e.start();
         return e;
     }
