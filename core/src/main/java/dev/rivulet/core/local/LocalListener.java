@@ -53,7 +53,6 @@ final class LocalListener implements Listener {
         LocalFabric.unbind(name, this);
         accepted.tryEmitComplete();
         disposed.tryEmitEmpty();
-        transport.forget(this);
     }
 
     @Override

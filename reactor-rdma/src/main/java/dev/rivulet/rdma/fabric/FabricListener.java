@@ -115,7 +115,6 @@ final class FabricListener implements Listener {
         }
         accepted.tryEmitComplete();
         disposed.tryEmitEmpty();
-        transport.forget(this);
     }
 
     @Override

@@ -5,24 +5,14 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
-import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.error.ResourceClosedException;
-import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.memory.MemoryDomain;
-import dev.rivulet.core.metrics.TransportMetrics;
-import dev.rivulet.core.progress.ProgressEngine;
 import dev.rivulet.rdma.libfabric.Fid;
 import dev.rivulet.rdma.libfabric.FidEp;
-import io.micrometer.core.instrument.binder.MeterBinder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
@@ -35,7 +25,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.rivulet.rdma.libfabric.FiConstants.*;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -46,36 +35,31 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code fabric.eagerSize} (receive buffer size: larger messages go by rendezvous, default 64 KiB) and
  * {@code fabric.maxMessageSize} (default 16 MiB).
  */
-public final class FabricTransport implements Transport {
+public final class FabricTransport extends AbstractTransport {
 
-    private static final Logger log = LoggerFactory.getLogger(FabricTransport.class);
     static final int DEFAULT_EAGER = 64 << 10;
 
-    private final TransportConfig config;
     private final FabricDomain fabric;
-    private final ProgressEngine progress;
-    private final MemoryDomain memory;
-    private final TransportMetrics metrics;
     private final Capabilities caps;
     private final int eagerSize;
-    private final Set<EndpointEngine> endpoints = ConcurrentHashMap.newKeySet();
-    private final Set<FabricListener> listeners = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean disposed = new AtomicBoolean();
-    private final Sinks.Empty<Void> onDispose = Sinks.empty();
 
-    FabricTransport(TransportConfig config) {
-        this.config = config;
-        String provider = config.optionOr("provider", "tcp");
+    static FabricTransport open(TransportConfig config) {
+        FabricDomain fabric = FabricDomain.open(config.optionOr("provider", "tcp"));
+        try {
+            return new FabricTransport(config, fabric);
+        } catch (RuntimeException e) {
+            fabric.close();
+            throw e;
+        }
+    }
+
+    private FabricTransport(TransportConfig config, FabricDomain fabric) {
+        super("libfabric/" + fabric.provider, config, fabric::register);
+        this.fabric = fabric;
+        String provider = fabric.provider;
+        String name = name();
         this.eagerSize = config.intOption("fabric.eagerSize", DEFAULT_EAGER);
         long maxMessage = config.intOption("fabric.maxMessageSize", 16 << 20);
-        this.fabric = FabricDomain.open(provider);
-        String name = "libfabric/" + provider;
-        this.progress = new ProgressEngine("fabric-" + provider, config.progressThreads(), config.idleStrategy());
-        this.memory = new MemoryDomain(name, fabric::register);
-        this.metrics = new TransportMetrics(name, progress::busyRatio);
-        if (config.meterRegistry() != null) {
-            metrics.bindTo(config.meterRegistry());
-        }
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.GET,
                 Operation.FLUSH, Operation.FENCE);
         ops.addAll(probeAtomics());
@@ -129,18 +113,8 @@ public final class FabricTransport implements Transport {
     }
 
     @Override
-    public String name() {
-        return caps.transport();
-    }
-
-    @Override
     public Capabilities capabilities() {
         return caps;
-    }
-
-    @Override
-    public MemoryDomain memory() {
-        return memory;
     }
 
     @Override
@@ -202,12 +176,6 @@ public final class FabricTransport implements Transport {
         }
     }
 
-    private void checkOpen() {
-        if (disposed.get()) {
-            throw new ResourceClosedException("transport is disposed");
-        }
-    }
-
     /**
      * Names of the {@code shm} endpoints open in this JVM. libfabric 1.17's shm provider reuses a peer's own mapping
      * when the peer lives in the same process, so closing one side while the other still posts touches unmapped
@@ -248,15 +216,10 @@ public final class FabricTransport implements Transport {
                 Bootstrap.goodbye(socket);
             }
         });
-        EndpointEngine[] self = new EndpointEngine[1];
-        EndpointEngine e = new EndpointEngine(wire, progress.nextLoop(), memory, metrics, config.observer(),
-                config.sendPrefetch(), () -> endpoints.remove(self[0]));
-        self[0] = e;
-        endpoints.add(e);
+        EndpointEngine e = newEndpoint(wire);
         if (socket != null) {
             Bootstrap.watch(socket, wire);
         }
-        e.start();
         return e;
     }
 
@@ -285,54 +248,14 @@ public final class FabricTransport implements Transport {
             }
             FabricListener l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
                     fabric.provider).uri());
-            listeners.add(l);
+            track(l);
             l.start();
             return l;
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
-    void forget(FabricListener l) {
-        listeners.remove(l);
-    }
-
     @Override
-    public Scheduler scheduler() {
-        return progress.scheduler();
-    }
-
-    @Override
-    public MeterBinder metrics() {
-        return metrics;
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return onDispose.asMono();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return disposed.get();
-    }
-
-    @Override
-    public void dispose() {
-        if (!disposed.compareAndSet(false, true)) {
-            return;
-        }
-        listeners.forEach(FabricListener::dispose);
-        TransportException cause = new ResourceClosedException("transport was disposed");
-        endpoints.forEach(e -> e.closeFromTransport(cause));
-        for (EndpointEngine e : endpoints) {
-            e.onClose().block(Duration.ofSeconds(5));
-        }
-        progress.close();
-        memory.close();
-        try {
-            fabric.close();
-        } catch (RuntimeException e) {
-            log.warn("closing fabric {} failed", fabric.provider, e);
-        }
-        onDispose.tryEmitEmpty();
+    protected void closeResources() {
+        fabric.close();
     }
 }

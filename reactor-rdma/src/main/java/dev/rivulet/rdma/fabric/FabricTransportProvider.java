@@ -40,6 +40,6 @@ public final class FabricTransportProvider implements TransportProvider {
         if (!a.available()) {
             throw new TransportUnavailableException("libfabric is unavailable: " + a.reason());
         }
-        return new FabricTransport(config);
+        return FabricTransport.open(config);
     }
 }
