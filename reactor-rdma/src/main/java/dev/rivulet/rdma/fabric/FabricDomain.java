@@ -185,9 +185,25 @@ final class FabricDomain implements AutoCloseable {
             MemorySegment cqAttr = FiCqAttr.allocate(tmp);
             FiCqAttr.setFormat(cqAttr, FI_CQ_FORMAT_DATA);
             FiCqAttr.setSize(cqAttr, cqSize);
-            FiCqAttr.setWaitObj(cqAttr, FI_WAIT_NONE);
-            check("fi_cq_open", FidDomain.cqOpen(domain, cqAttr, out, MemorySegment.NULL));
+            // A file descriptor to sleep on where the provider offers one (tcp, sockets); shm only offers
+            // FI_WAIT_YIELD, whose blocking read never returns, so its queues are polled.
+            boolean fd = !"shm".equals(provider);
+            FiCqAttr.setWaitObj(cqAttr, fd ? FI_WAIT_FD : FI_WAIT_NONE);
+            int rc = FidDomain.cqOpen(domain, cqAttr, out, MemorySegment.NULL);
+            if (rc != 0 && fd) {
+                fd = false;
+                FiCqAttr.setWaitObj(cqAttr, FI_WAIT_NONE);
+                rc = FidDomain.cqOpen(domain, cqAttr, out, MemorySegment.NULL);
+            }
+            check("fi_cq_open", rc);
             cq = out.get(ADDRESS, 0);
+            int waitFd = -1;
+            if (fd && FiCqAttr.waitObj(cqAttr) == FI_WAIT_FD) {
+                MemorySegment fdOut = tmp.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
+                if (Fid.control(FidCq.of(cq), FI_GETWAIT, fdOut) == 0) {
+                    waitFd = fdOut.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+                }
+            }
             check("fi_endpoint", FidDomain.endpoint(domain, info, out, MemorySegment.NULL));
             ep = out.get(ADDRESS, 0);
             check("fi_ep_bind(av)", FidEp.bind(ep, av, 0));
@@ -198,7 +214,7 @@ final class FabricDomain implements AutoCloseable {
             MemorySegment name = tmp.allocate(256);
             check("fi_getname", FidEp.getname(ep, name, len));
             byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            return new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes);
+            return new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
         } catch (RuntimeException e) {
             if (ep.address() != 0) {
                 Fid.close(ep);
@@ -279,8 +295,8 @@ final class FabricDomain implements AutoCloseable {
         }
     }
 
-    /** Endpoint, its CQ and its name as {@code fi_getname} gave it. */
-    record EndpointHandles(MemorySegment ep, MemorySegment cq, byte[] name) {
+    /** Endpoint, its CQ, its name as {@code fi_getname} gave it, and the CQ's wait fd (-1 when none). */
+    record EndpointHandles(MemorySegment ep, MemorySegment cq, byte[] name, int waitFd) {
     }
 
     @Override

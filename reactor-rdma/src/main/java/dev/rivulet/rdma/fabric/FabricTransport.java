@@ -8,6 +8,7 @@ import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
+import dev.rivulet.core.progress.ProgressLoop;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.rdma.libfabric.Fid;
@@ -23,6 +24,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -42,6 +44,8 @@ public final class FabricTransport extends AbstractTransport {
     private final FabricDomain fabric;
     private final Capabilities caps;
     private final int eagerSize;
+    /** One sleeping strategy per polling thread, over the queues of the endpoints that live there. */
+    private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
 
     static FabricTransport open(TransportConfig config) {
         FabricDomain fabric = FabricDomain.open(config.optionOr("provider", "tcp"));
@@ -216,7 +220,15 @@ public final class FabricTransport extends AbstractTransport {
                 Bootstrap.goodbye(socket);
             }
         });
-        EndpointEngine e = newEndpoint(wire);
+        ProgressLoop loop = progress.nextLoop();
+        CqWaiter waiter = waiters.computeIfAbsent(loop, l -> {
+            CqWaiter w = new CqWaiter(fabric.fabric);
+            l.waiter(w);
+            return w;
+        });
+        waiter.add(h.cq(), h.waitFd());
+        wire.beforeClose(() -> waiter.remove(h.cq(), h.waitFd()));
+        EndpointEngine e = newEndpoint(wire, loop);
         if (socket != null) {
             Bootstrap.watch(socket, wire);
         }
@@ -256,6 +268,7 @@ public final class FabricTransport extends AbstractTransport {
 
     @Override
     protected void closeResources() {
+        waiters.values().forEach(CqWaiter::close);
         fabric.close();
     }
 }

@@ -89,6 +89,7 @@ final class FabricWire implements Wire {
     private final MemoryRegion scratch;
     private final MemorySegment msgScratch;
     private final Runnable onClose;
+    private Runnable beforeClose = () -> { };
     private int receivesToPost;
     /*
      * Receives complete out of order on providers with comp_order FI_ORDER_NONE (tcp;ofi_rxm finishes a large
@@ -144,6 +145,11 @@ final class FabricWire implements Wire {
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
         this.msgScratch = arena.allocate(MSG_SCRATCH * slotCount, 64);
+    }
+
+    /** Runs first in {@link #close()}, before the queue is closed (e.g. to take it out of the loop's epoll set). */
+    void beforeClose(Runnable r) {
+        this.beforeClose = r;
     }
 
     /** The bootstrap channel saw the peer say goodbye (graceful) or vanish. */
@@ -586,8 +592,10 @@ final class FabricWire implements Wire {
                 FiCqErrEntry.errData(errEntry));
         int slot = slots.slotOf(FiCqErrEntry.opContext(errEntry).address());
         if (slot < 0) {
-            events.broken(new ProviderException("completion error without context", fabric.provider, err, text,
-                    null));
+            // No context of ours: an inject (credit, close or rendezvous-done word), which are best effort. If the
+            // peer really is gone, the bootstrap liveness channel says so; the data path reports its own errors.
+            org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error for a control word to {}: {}",
+                    remoteAddress, text);
             return;
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
@@ -644,6 +652,7 @@ final class FabricWire implements Wire {
             return;
         }
         closed = true;
+        beforeClose.run();
         // Closing the endpoint stops the provider touching our buffers; only then can they be released.
         int rc = Fid.close(ep);
         int rc2 = Fid.close(cq);

@@ -33,6 +33,9 @@ public final class FidFabric {
     private static final MethodHandle DOMAIN = Dispatch.downcall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
 
+    private static final MethodHandle TRYWAIT = Dispatch.downcall(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+
     private FidFabric() {
     }
 
@@ -59,6 +62,23 @@ public final class FidFabric {
         }
         try {
             return (int) DOMAIN.invokeExact(Dispatch.target(fn), fabric, info, domain, context);
+        } catch (Throwable t) {
+            throw Dispatch.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code int fi_trywait(struct fid_fabric *fabric, struct fid **fids, int count)}: 0 when it is safe to block on
+     * the wait objects of {@code fids}, {@code -FI_EAGAIN} when completions are (or may be) ready and the caller must
+     * read its queues first. Drives the provider's progress as a side effect.
+     */
+    public static int trywait(MemorySegment fabric, MemorySegment fids, int count) {
+        long fn = Dispatch.function(fabric, OPS, FiOpsFabric.TRYWAIT);
+        if (fn == 0) {
+            return -FiConstants.FI_ENOSYS;
+        }
+        try {
+            return (int) TRYWAIT.invokeExact(Dispatch.target(fn), fabric, fids, count);
         } catch (Throwable t) {
             throw Dispatch.rethrow(t);
         }
