@@ -8,8 +8,8 @@ import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.LeakDetector;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
@@ -24,15 +24,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Two JVM processes over libfabric tcp: an echo round trip, then the peer killed mid-stream. */
+/** Two JVM processes over each loopback provider: an echo round trip, then the peer killed mid-stream. */
 @Timeout(90)
 class FabricCrossProcessTest {
 
     private Process peer;
     private Transport transport;
 
-    @BeforeEach
-    void startPeer() throws Exception {
+    private void startPeer(String provider) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -40,9 +39,9 @@ class FabricCrossProcessTest {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(FabricEchoPeer.class.getName());
-        cmd.add("tcp");
+        cmd.add(provider);
         peer = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        transport = new FabricTransportProvider().open(TransportConfig.defaults().option("provider", "tcp"));
+        transport = new FabricTransportProvider().open(TransportConfig.defaults().option("provider", provider));
         LeakDetector.enable();
         LeakDetector.reset();
     }
@@ -71,8 +70,10 @@ class FabricCrossProcessTest {
         LeakDetector.disable();
     }
 
-    @Test
-    void messagesRoundTripThroughAnotherProcessByteForByte() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"tcp", "sockets", "shm"})
+    void messagesRoundTripThroughAnotherProcessByteForByte(String provider) throws Exception {
+        startPeer(provider);
         Endpoint ep = transport.connect(peerAddress()).block(Duration.ofSeconds(30));
         int n = 20_000;
         int size = 200;
@@ -96,8 +97,10 @@ class FabricCrossProcessTest {
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
     }
 
-    @Test
-    void peerKilledMidStreamEndsEveryPendingSignalWithConnectionLost() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"tcp", "sockets", "shm"})
+    void peerKilledMidStreamEndsEveryPendingSignalWithConnectionLost(String provider) throws Exception {
+        startPeer(provider);
         Endpoint ep = transport.connect(peerAddress()).block(Duration.ofSeconds(30));
         AtomicLong echoed = new AtomicLong();
         StepVerifier.create(ep.receive().doOnNext(b -> {
