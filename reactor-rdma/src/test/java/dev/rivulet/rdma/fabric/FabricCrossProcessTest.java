@@ -32,6 +32,10 @@ class FabricCrossProcessTest {
     private Transport transport;
 
     private void startPeer(String provider) throws Exception {
+        startPeer(provider, "echo");
+    }
+
+    private void startPeer(String provider, String mode) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -40,6 +44,7 @@ class FabricCrossProcessTest {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(FabricEchoPeer.class.getName());
         cmd.add(provider);
+        cmd.add(mode);
         peer = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         transport = new FabricTransportProvider().open(TransportConfig.defaults().option("provider", provider));
         LeakDetector.enable();
@@ -95,6 +100,54 @@ class FabricCrossProcessTest {
         ep.dispose();
         StepVerifier.create(ep.onClose()).verifyComplete();
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"tcp", "sockets", "shm"})
+    void putGetAndAtomicsOnAnotherProcessMemory(String provider) throws Exception {
+        startPeer(provider, "rma");
+        Endpoint ep = transport.connect(peerAddress()).block(Duration.ofSeconds(30));
+        dev.rivulet.core.memory.RemoteMemory remote = ep.receive().next().map(b -> {
+            try {
+                return dev.rivulet.core.memory.RemoteMemory.fromBytes(b.toArray());
+            } finally {
+                b.release();
+            }
+        }).block(Duration.ofSeconds(20));
+        int size = 64 << 10;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            dev.rivulet.core.memory.MemoryRegion local = transport.memory().register(arena.allocate(size, 4096));
+            StepVerifier.create(ep.get(remote, local.slice())).verifyComplete();
+            for (int i = 0; i < size; i++) {
+                assertThat(local.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)).isEqualTo((byte) (i * 13 + 1));
+            }
+            local.segment().fill((byte) 0x42);
+            StepVerifier.create(ep.put(local.slice(0, 4096), remote.slice(8192, 4096)).then(ep.flush()))
+                    .verifyComplete();
+            StepVerifier.create(ep.get(remote, local.slice())).verifyComplete();
+            for (int i = 0; i < size; i++) {
+                byte expected = i >= 8192 && i < 12288 ? (byte) 0x42 : (byte) (i * 13 + 1);
+                assertThat(local.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)).as("byte %d", i)
+                        .isEqualTo(expected);
+            }
+            if (ep.capabilities().supports(dev.rivulet.core.Operation.ATOMIC_FETCH_ADD_64)) {
+                dev.rivulet.core.memory.RemoteMemory word = remote.slice(0, 8);
+                StepVerifier.create(ep.swap(word, 0)).expectNextCount(1).verifyComplete();
+                StepVerifier.create(Flux.range(0, 200).flatMap(i -> ep.fetchAdd(word, 1), 16).collectList()
+                                .map(java.util.HashSet::new).map(java.util.Set::size))
+                        .expectNext(200).verifyComplete();
+                StepVerifier.create(ep.compareAndSwap(word, 200, 7)).expectNext(200L).verifyComplete();
+            }
+            if (ep.capabilities().remoteAccessChecked()) {
+                dev.rivulet.core.memory.RemoteMemory forged = new dev.rivulet.core.memory.RemoteMemory(
+                        remote.address(), remote.length(), remote.key() ^ 0x77, remote.providerBytes());
+                StepVerifier.create(ep.get(forged, local.slice(0, 64)))
+                        .expectError(dev.rivulet.core.error.RemoteAccessException.class).verify(Duration.ofSeconds(20));
+            }
+            ep.dispose();
+            StepVerifier.create(ep.onClose()).verifyComplete();
+            local.close();
+        }
     }
 
     @ParameterizedTest(name = "{0}")
