@@ -334,6 +334,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Hands {@code op} to the progress loop; fails it at once when the loop is gone. */
     void submit(Op op) {
         op.startNanos = System.nanoTime();
+        if (loop.inLoop()) {
+            // Issued from a signal on this loop (e.g. a reply sent from receive()): post now, not a cycle later.
+            enqueue(op);
+            return;
+        }
         try {
             loop.execute(op);
         } catch (RuntimeException e) {
@@ -584,6 +589,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Grants the credits owed to the peer in a standalone word when no data message can carry them now. */
     private void sendOwedCredits() {
         if (creditsOwed == 0 || controlInFlight > 0 || closed) {
+            return;
+        }
+        // While the peer still holds at least half a window of announced credits it is not starved: let the grant
+        // grow and ride on a data message, instead of a standalone word per cycle (which would double the messages
+        // of a ping-pong). Small windows (limitRate) never satisfy this, so they are granted at once.
+        if (receivesPosted - creditsOwed >= Math.max(2, receiveDepth / 2)) {
             return;
         }
         long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);

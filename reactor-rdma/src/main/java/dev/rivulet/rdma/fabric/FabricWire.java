@@ -406,7 +406,7 @@ final class FabricWire implements Wire {
             long n = FidCq.read(cq, entries, CQ_BATCH);
             if (n > 0) {
                 for (int i = 0; i < n; i++) {
-                    complete(events, FiCqDataEntry.opContext(entries, i).address(), FiCqDataEntry.len(entries, i),
+                    complete(events, FiCqDataEntry.opContextAddress(entries, i), FiCqDataEntry.len(entries, i),
                             FiCqDataEntry.data(entries, i));
                 }
                 work += (int) n;

@@ -50,6 +50,14 @@ public final class FiCqDataEntry {
         return entries.get(ADDRESS, index * SIZE + OP_CONTEXT);
     }
 
+    /**
+     * {@code op_context} of entry {@code index} as a plain address: what a completion loop compares against its
+     * context slab, without allocating a {@code MemorySegment} per completion.
+     */
+    public static long opContextAddress(MemorySegment entries, long index) {
+        return entries.get(JAVA_LONG, index * SIZE + OP_CONTEXT);
+    }
+
     /** {@code flags} of entry {@code index}: {@code FI_SEND}/{@code FI_RECV}/{@code FI_RMA | FI_WRITE}... */
     public static long flags(MemorySegment entries, long index) {
         return entries.get(JAVA_LONG, index * SIZE + FLAGS);

@@ -1,0 +1,132 @@
+package dev.rivulet.samples.bench.fabric;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Writes {@link FabricBenchCli}'s table into the "libfabric" section of {@code docs/benchmarks.md}, leaving the rest
+ * of the file alone. Each provider / idle-strategy combination owns one block between
+ * {@code <!-- fabric-bench:KEY:begin -->} and {@code <!-- fabric-bench:KEY:end -->}: a later run replaces only its
+ * own block, so text written by hand around the blocks survives. The first run replaces the section's
+ * "not measured yet" placeholder with a description of the method and the block.
+ */
+final class BenchmarksDoc {
+
+    static final String SECTION = "## libfabric";
+
+    private BenchmarksDoc() {
+    }
+
+    static void update(Path file, String key, String table) throws IOException {
+        String doc = Files.readString(file, StandardCharsets.UTF_8);
+        Files.writeString(file, updated(doc, key, table), StandardCharsets.UTF_8);
+    }
+
+    static String updated(String doc, String key, String table) {
+        String begin = "<!-- fabric-bench:" + key + ":begin -->";
+        String end = "<!-- fabric-bench:" + key + ":end -->";
+        String block = begin + "\n" + heading(key) + "\n\n" + table.strip() + "\n" + end + "\n";
+        int s = doc.indexOf("\n" + SECTION);
+        if (s < 0) {
+            // No section yet: add one at the end.
+            return doc.stripTrailing() + "\n\n" + SECTION + " (issue 3)\n\n" + METHOD + "\n" + block;
+        }
+        int bodyStart = doc.indexOf('\n', s + 1) + 1;
+        int next = doc.indexOf("\n## ", bodyStart);
+        int sectionEnd = next < 0 ? doc.length() : next + 1;
+        String body = doc.substring(bodyStart, sectionEnd);
+        String newBody;
+        int b = body.indexOf(begin);
+        int e = body.indexOf(end);
+        if (b >= 0 && e > b) {
+            int afterEnd = e + end.length();
+            if (afterEnd < body.length() && body.charAt(afterEnd) == '\n') {
+                afterEnd++;
+            }
+            newBody = body.substring(0, b) + block + body.substring(afterEnd);
+        } else if (!body.contains("<!-- fabric-bench:")) {
+            // The placeholder ("Not measured yet ..."): replaced by the method and the first block.
+            newBody = "\n" + METHOD + "\n" + block + "\n";
+        } else {
+            newBody = body.stripTrailing() + "\n\n" + block + "\n";
+        }
+        return doc.substring(0, bodyStart) + newBody + doc.substring(sectionEnd);
+    }
+
+    private static String heading(String key) {
+        String[] k = key.split(":");
+        String idle = k.length > 1 && k[1].equals("default") ? "Rivulet with the default idle strategy"
+                : "Rivulet busy-polling while it measures";
+        return String.format(Locale.ROOT, "### Results: `%s`, %s (written by `FabricBenchCli`)", k[0], idle);
+    }
+
+    static final String METHOD = """
+            Rivulet over libfabric against a native C libfabric program on the **same provider, in the same
+            invocation**: `dev.rivulet.samples.bench.fabric.FabricBenchCli` runs both, alternately, several times, and
+            writes the blocks below (it replaces only its own block; the text outside them is written by hand).
+
+            **Native baseline** (`samples/src/main/c/fabric_bench.c`, built by the CLI with
+            `gcc -O2 -o target/fabric_bench src/main/c/fabric_bench.c -lfabric`): two processes (it forks before
+            touching libfabric) that exchange endpoint names over a socketpair, open the provider with the hints
+            Rivulet's `FabricDomain` uses (`FI_EP_RDM`, messages and RMA, `FI_CONTEXT | FI_CONTEXT2`, the same
+            `mr_mode` bits, `FI_THREAD_SAFE`, first `fi_info` entry) and busy-poll their completion queues on both
+            sides (`tcp;ofi_rxm` and `sockets` progress data only inside `fi_cq_read`).
+            - `stream SIZE COUNT`: one `fi_send` per message, at most 128 outstanding (16 at 1 MiB), each from a
+              registered buffer of its own (Rivulet's sender also sends distinct pool buffers); the receiver keeps
+              as many receives of SIZE bytes posted and reposts each one as it completes. Timed until the receiver
+              has all COUNT messages. Neither side writes or reads the payload beyond an 8-byte header.
+            - `write SIZE COUNT`: `fi_write` into one registered target buffer with the same window, then one 8-byte
+              `fi_read` (a read after the writes: the data is at the target). `-d` posts every write with
+              `fi_writemsg(FI_DELIVERY_COMPLETE)` instead, which is what Rivulet does on `tcp` and `sockets`.
+            - `pingpong 64 COUNT`: `fi_send` / `fi_recv` of 64 bytes back and forth; the table gives the **median
+              round-trip time** (one-way latency is half of it).
+
+            **Rivulet** (`FabricBenchNode`): a server JVM and a client JVM started by the CLI with its own classpath
+            (two processes, like the native program), connected through `fabric://127.0.0.1:0?provider=...`, using
+            the public API only. Streaming is `Endpoint.send(Publisher<Buffer>)` of pooled registered buffers
+            (`Flux.generate`, an 8-byte sequence header written in place) to a `receive()` subscriber in the other
+            JVM that checks the sequence and releases every buffer; timed until that subscriber has seen the last
+            message (it answers with a message of its own). Puts are `Flux.range(..).flatMap(i -> put(local,
+            remote), window).then(flush())` into a buffer the server registered and advertised. Ping-pong is
+            `send(Buffer)` from the client's progress thread (inside its `receive()` subscriber), echoed by the
+            server sending the received buffer itself back. Queue depths and `sendPrefetch` equal the native window
+            (128, or 16 at 1 MiB); `fabric.eagerSize` is 64 KiB, or the message size above that (1 MiB: the eager
+            size must cover the largest message, so 1 MiB messages go eager, like the native program's); the extra
+            "default 64 KiB eager size" row streams 1 MiB through Rivulet's rendezvous instead. Each JVM runs
+            `-Xmx2g`. `--idle spin` (the default here) makes the progress threads busy-poll during each Rivulet
+            measurement, as the native program does, through a public `IdleStrategy` that backs off like the
+            default one between measurements, so idle JVMs do not take CPU from the native runs; `--idle default`
+            measures the default strategy throughout.
+
+            **Reactor Netty** (`reactor-netty-core`, NIO transport: Netty's native epoll jar is not on this
+            machine's registry) streams 64-byte fixed-length frames (`FixedLengthFrameDecoder`) between the same
+            two JVMs over 127.0.0.1 with `NettyOutbound.send(Publisher<ByteBuf>)`, timed the same way.
+
+            Every child process gets `FI_TCP_IFACE=lo` / `FI_SOCKETS_IFACE=lo`, so both sides use the loopback
+            `fi_info` entry (the first entry otherwise names eth0; its traffic is loopback either way). Each
+            measurement is preceded by an untimed tenth of its count; the Rivulet JVMs also get one untimed pass of
+            every measurement before the recorded runs (JIT warm-up). Native and Rivulet alternate which goes
+            first from run to run. Before each measurement the CLI waits (up to 2 min) until other processes use
+            less than a quarter of the CPUs (`/proc/stat`), and reports how long it waited. Throughput is the median
+            over runs, MB = 10^6 bytes.
+
+            ```sh
+            . bin/env.sh
+            ./mvnw -B -ntp -pl samples -am install -DskipTests          # samples/target/benchmarks.jar
+            java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider tcp
+            java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider tcp \\
+                 --idle default --runs 3                                  # the default idle strategy
+            java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider sockets
+            # options: --runs N (5), --scale F (message counts x F), --sizes 64,4096,65536,1048576, --no-docs
+            # the native program alone (from samples/):
+            FI_TCP_IFACE=lo target/fabric_bench -p tcp stream 64 200000
+            FI_TCP_IFACE=lo target/fabric_bench -p tcp -w 16 -d write 1048576 1500
+            FI_TCP_IFACE=lo target/fabric_bench -p tcp pingpong 64 10000
+            # allocation per message with JMH (one JVM, both transports): see FabricStreamingBenchmark
+            java -jar samples/target/benchmarks.jar FabricStreaming -f 1 -wi 3 -i 5 -w 2s -r 3s -p idle=spin,default -prof gc
+            ```
+            """;
+}

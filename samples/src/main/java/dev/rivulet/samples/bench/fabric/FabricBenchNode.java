@@ -1,0 +1,659 @@
+package dev.rivulet.samples.bench.fabric;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.Listener;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.progress.IdleStrategy;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.FixedLengthFrameDecoder;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.SynchronousSink;
+import reactor.netty.Connection;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+/**
+ * One side of the Rivulet half of {@link FabricBenchCli}, run in a JVM of its own so that client and server are two
+ * processes, as the native baseline's are.
+ *
+ * <pre>
+ * FabricBenchNode server --provider tcp --eager 65536 --depth 128
+ *     prints "READY &lt;fabric uri&gt; &lt;reactor-netty port&gt;", serves until its stdin closes.
+ * FabricBenchNode client --provider tcp --eager 65536 --depth 128 --address &lt;fabric uri&gt; --netty-port &lt;port&gt;
+ *     prints "READY", then reads commands on stdin and answers each with one "RESULT k=v ..." (or "ERROR ...")
+ *     line: "stream SIZE COUNT", "write SIZE COUNT", "pingpong SIZE COUNT", "netty SIZE COUNT", "quit".
+ * </pre>
+ *
+ * <p>Every message starts with an 8-byte little-endian header: the top byte is its type ({@link #DATA}, {@link #LAST},
+ * {@link #PING}, ...), the low 56 bits a sequence number that starts at 0 in every phase. The server checks the
+ * sequence of every data message and answers the {@link #LAST} one with an {@link #ACK} carrying the count it saw,
+ * the sequence errors and the bytes its JVM allocated during the phase.
+ *
+ * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} to a {@code receive()} subscriber that
+ * releases every buffer, {@code put} with bounded concurrency then {@code flush}, {@code send(Buffer)} /
+ * {@code receive()} for ping-pong (the server sends the received buffer itself back). Transports use the default
+ * idle strategy unless {@code --idle spin}: then {@link SwitchableIdle}, which busy-polls between the parent's
+ * "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and backs off otherwise.
+ */
+public final class FabricBenchNode {
+
+    static final int DATA = 0;
+    static final int LAST = 1;
+    static final int PING = 2;
+    static final int PONG = 3;
+    static final int ACK = 4;
+    static final int TARGET = 5;
+    /** Reactor Netty comparison: every message is this many bytes (a fixed-length frame). */
+    static final int NETTY_FRAME = 64;
+    private static final long SEQ_MASK = (1L << 56) - 1;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private FabricBenchNode() {
+    }
+
+    static long header(int type, long seq) {
+        return ((long) type << 56) | (seq & SEQ_MASK);
+    }
+
+    static int type(long header) {
+        return (int) (header >>> 56);
+    }
+
+    static long seq(long header) {
+        return header & SEQ_MASK;
+    }
+
+    /** Bytes allocated on the Java heap by every thread of this JVM so far (live and terminated threads). */
+    static long allocated() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1) {
+            System.err.println("usage: FabricBenchNode server|client --provider P --eager BYTES --depth N "
+                    + "[--address URI --netty-port PORT] [--idle default|spin]");
+            System.exit(64);
+        }
+        Map<String, String> o = options(args, 1);
+        String provider = o.getOrDefault("provider", "tcp");
+        int eager = Integer.parseInt(o.getOrDefault("eager", "65536"));
+        int depth = Integer.parseInt(o.getOrDefault("depth", "128"));
+        TransportConfig config = TransportConfig.defaults()
+                .option("provider", provider)
+                .option("fabric.eagerSize", Integer.toString(eager))
+                .sendQueueDepth(depth).receiveQueueDepth(depth).sendPrefetch(depth);
+        if ("spin".equals(o.get("idle"))) {
+            config = config.idleStrategy(SwitchableIdle::new);
+        }
+        switch (args[0]) {
+            case "server" -> server(config, provider, eager);
+            case "client" -> client(config, provider, eager, depth, o.get("address"),
+                    Integer.parseInt(o.getOrDefault("netty-port", "0")));
+            default -> {
+                System.err.println("unknown role " + args[0]);
+                System.exit(64);
+            }
+        }
+    }
+
+    static Map<String, String> options(String[] args, int from) {
+        Map<String, String> m = new HashMap<>();
+        for (int i = from; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + args[i]);
+            }
+            String k = args[i].substring(2);
+            if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                m.put(k, args[++i]);
+            } else {
+                m.put(k, "true");
+            }
+        }
+        return m;
+    }
+
+    // ============================================================================================== server
+
+    private static void server(TransportConfig config, String provider, int eager) throws IOException {
+        Transport t = Transports.open("libfabric", config);
+        Listener l = t.bind("fabric://127.0.0.1:0?provider=" + provider).block(TIMEOUT);
+        Arena arena = Arena.ofShared();
+        // The RMA target: one registered buffer as large as the largest message of this configuration.
+        MemoryRegion target = t.memory().register(arena.allocate(eager, 4096), Access.ALL);
+        byte[] targetHandle = target.remote().toBytes();
+        l.accepted().subscribe(ep -> ep.receive().subscribe(new ServerSide(ep, targetHandle)));
+        DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
+                .doOnConnection(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
+                .handle((in, out) -> {
+                    NettyCounter counter = new NettyCounter(out.alloc());
+                    return out.send(in.receive().handle(counter::onFrame));
+                })
+                .bindNow(Duration.ofSeconds(20));
+        System.out.println("READY " + l.address() + " " + netty.port());
+        System.out.flush();
+        // Serve until the parent closes our stdin (or dies); "hot" / "cold" switch the idle strategy.
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String r = hotOrCold(line.trim());
+            System.out.println(r != null ? r : "ERROR unknown command " + line);
+            System.out.flush();
+        }
+        netty.disposeNow(Duration.ofSeconds(5));
+        l.dispose();
+        t.dispose();
+        target.close();
+        System.exit(0);
+    }
+
+    /** The server's {@code receive()} subscriber: counts and checks data, answers LAST and PING. */
+    static final class ServerSide implements CoreSubscriber<Buffer> {
+        private final Endpoint ep;
+        private final byte[] targetHandle;
+        private long received;
+        private long expected;
+        private long errors;
+        private long alloc0;
+
+        ServerSide(Endpoint ep, byte[] targetHandle) {
+            this.ep = ep;
+            this.targetHandle = targetHandle;
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+            Buffer b = ep.memory().allocate(8 + targetHandle.length);
+            MemorySegment seg = b.capacitySegment();
+            seg.set(JAVA_LONG_UNALIGNED, 0, header(TARGET, targetHandle.length));
+            MemorySegment.copy(MemorySegment.ofArray(targetHandle), 0, seg, 8, targetHandle.length);
+            ep.send(b).subscribe(null, FabricBenchNode::report);
+        }
+
+        @Override
+        public void onNext(Buffer b) {
+            MemorySegment seg = b.capacitySegment();
+            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
+            int type = type(h);
+            if (type == DATA || type == LAST) {
+                long seq = seq(h);
+                if (seq == 0) {
+                    received = 0;
+                    expected = 0;
+                    errors = 0;
+                    alloc0 = allocated();
+                }
+                if (seq != expected) {
+                    errors++;
+                }
+                expected = seq + 1;
+                received++;
+                b.release();
+                if (type == LAST) {
+                    long alloc = allocated() - alloc0;
+                    Buffer ack = ep.memory().allocate(32);
+                    MemorySegment a = ack.capacitySegment();
+                    a.set(JAVA_LONG_UNALIGNED, 0, header(ACK, 0));
+                    a.set(JAVA_LONG_UNALIGNED, 8, received);
+                    a.set(JAVA_LONG_UNALIGNED, 16, errors);
+                    a.set(JAVA_LONG_UNALIGNED, 24, alloc);
+                    ep.send(ack).subscribe(null, FabricBenchNode::report);
+                }
+            } else if (type == PING) {
+                // Zero-copy echo: the received buffer belongs to this transport's memory domain, so it can be sent.
+                seg.set(JAVA_LONG_UNALIGNED, 0, header(PONG, seq(h)));
+                ep.send(b).subscribe(null, FabricBenchNode::report);
+            } else {
+                b.release();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            report(t);
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+
+    /** The Reactor Netty server's per-connection handler: the same protocol over 64-byte frames. */
+    static final class NettyCounter {
+        private final ByteBufAllocator alloc;
+        private long received;
+        private long expected;
+        private long errors;
+        private long alloc0;
+
+        NettyCounter(ByteBufAllocator alloc) {
+            this.alloc = alloc;
+        }
+
+        void onFrame(ByteBuf frame, SynchronousSink<ByteBuf> sink) {
+            long h = frame.getLongLE(frame.readerIndex());
+            long seq = seq(h);
+            if (seq == 0) {
+                received = 0;
+                expected = 0;
+                errors = 0;
+                alloc0 = allocated();
+            }
+            if (seq != expected) {
+                errors++;
+            }
+            expected = seq + 1;
+            received++;
+            if (type(h) == LAST) {
+                ByteBuf ack = alloc.directBuffer(NETTY_FRAME);
+                ack.writeLongLE(header(ACK, 0)).writeLongLE(received).writeLongLE(errors)
+                        .writeLongLE(allocated() - alloc0).writeZero(NETTY_FRAME - 32);
+                sink.next(ack);
+            }
+        }
+    }
+
+    // ============================================================================================== client
+
+    private static void client(TransportConfig config, String provider, int eager, int depth, String address,
+                               int nettyPort) throws Exception {
+        Transport t = Transports.open("libfabric", config);
+        Endpoint ep = t.connect(address).block(TIMEOUT);
+        ClientSide cs = new ClientSide(ep);
+        ep.receive().subscribe(cs);
+        RemoteMemory target = cs.target.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        Arena arena = Arena.ofShared();
+        MemoryRegion source = t.memory().register(arena.allocate(eager, 4096), Access.ALL);
+        source.segment().fill((byte) 0x5a);
+        NettyClient netty = nettyPort > 0 ? new NettyClient(nettyPort) : null;
+        Client c = new Client(provider, depth, ep, cs, target, source, netty);
+        System.out.println("READY");
+        System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] w = line.trim().split("\\s+");
+            if (w[0].isEmpty()) {
+                continue;
+            }
+            if (w[0].equals("quit")) {
+                break;
+            }
+            String hc = hotOrCold(w[0]);
+            if (hc != null) {
+                System.out.println(hc);
+                System.out.flush();
+                continue;
+            }
+            String result;
+            try {
+                int size = Integer.parseInt(w[1]);
+                long count = Long.parseLong(w[2]);
+                result = switch (w[0]) {
+                    case "stream" -> c.stream(size, count);
+                    case "write" -> c.write(size, count);
+                    case "pingpong" -> c.pingpong(size, (int) count);
+                    case "netty" -> c.netty(count);
+                    default -> throw new IllegalArgumentException("unknown command " + w[0]);
+                };
+            } catch (Throwable e) {
+                e.printStackTrace();
+                result = "ERROR " + (e.getMessage() == null ? e.toString() : e.getMessage()).replace('\n', ' ');
+            }
+            System.out.println(result);
+            System.out.flush();
+        }
+        if (netty != null) {
+            netty.conn.disposeNow(Duration.ofSeconds(5));
+        }
+        ep.dispose();
+        t.dispose();
+        source.close();
+        System.exit(0);
+    }
+
+    record Ack(long count, long errors, long serverAlloc, long nanos) {
+    }
+
+    /** The client's {@code receive()} subscriber: the server's target handle, acks and pongs. */
+    static final class ClientSide implements CoreSubscriber<Buffer> {
+        final CompletableFuture<RemoteMemory> target = new CompletableFuture<>();
+        private final Endpoint ep;
+        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
+        volatile PingPong ping;
+
+        ClientSide(Endpoint ep) {
+            this.ep = ep;
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Buffer b) {
+            long now = System.nanoTime();
+            MemorySegment seg = b.capacitySegment();
+            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
+            switch (type(h)) {
+                case PONG -> {
+                    b.release();
+                    ping.pong(now);
+                }
+                case ACK -> {
+                    Ack a = new Ack(seg.get(JAVA_LONG_UNALIGNED, 8), seg.get(JAVA_LONG_UNALIGNED, 16),
+                            seg.get(JAVA_LONG_UNALIGNED, 24), now);
+                    b.release();
+                    ack.complete(a);
+                }
+                case TARGET -> {
+                    byte[] handle = seg.asSlice(8, seq(h)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    b.release();
+                    target.complete(RemoteMemory.fromBytes(handle));
+                }
+                default -> b.release();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            report(t);
+            target.completeExceptionally(t);
+            ack.completeExceptionally(t);
+        }
+
+        @Override
+        public void onComplete() {
+            IllegalStateException e = new IllegalStateException("server closed the endpoint");
+            target.completeExceptionally(e);
+            ack.completeExceptionally(e);
+        }
+    }
+
+    /** The streaming producer: pooled registered buffers with a header, no per-message capture or boxing. */
+    static final class Gen {
+        private final MemoryDomain memory;
+        private final int size;
+        private long remaining;
+        private long seq;
+
+        Gen(MemoryDomain memory, int size) {
+            this.memory = memory;
+            this.size = size;
+        }
+
+        Gen reset(long n) {
+            remaining = n;
+            seq = 0;
+            return this;
+        }
+
+        static Gen next(Gen g, SynchronousSink<Buffer> sink) {
+            if (g.remaining == 0) {
+                sink.complete();
+                return g;
+            }
+            Buffer b = g.memory.allocate(g.size);
+            b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(--g.remaining == 0 ? LAST : DATA, g.seq++));
+            sink.next(b);
+            return g;
+        }
+    }
+
+    /** Ping-pong driven from the progress thread: each pong sends the next ping. */
+    static final class PingPong {
+        private final Endpoint ep;
+        private final int size;
+        private final int warm;
+        private final int total;
+        final long[] rtt;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private int i;
+        private long t0;
+
+        PingPong(Endpoint ep, int size, int warm, int count) {
+            this.ep = ep;
+            this.size = size;
+            this.warm = warm;
+            this.total = warm + count;
+            this.rtt = new long[count];
+        }
+
+        void start() {
+            t0 = System.nanoTime();
+            ping();
+        }
+
+        private void ping() {
+            Buffer b = ep.memory().allocate(size);
+            b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(PING, i));
+            ep.send(b).subscribe(null, e -> done.completeExceptionally(e));
+        }
+
+        void pong(long now) {
+            if (i >= warm) {
+                rtt[i - warm] = now - t0;
+            }
+            if (++i < total) {
+                t0 = System.nanoTime();
+                ping();
+            } else {
+                done.complete(null);
+            }
+        }
+    }
+
+    static final class NettyClient {
+        final Connection conn;
+        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
+
+        NettyClient(int port) {
+            conn = TcpClient.create().host("127.0.0.1").port(port)
+                    .doOnConnected(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
+                    .connectNow(Duration.ofSeconds(20));
+            conn.inbound().receive().subscribe(buf -> {
+                int r = buf.readerIndex();
+                if (type(buf.getLongLE(r)) == ACK) {
+                    ack.complete(new Ack(buf.getLongLE(r + 8), buf.getLongLE(r + 16), buf.getLongLE(r + 24),
+                            System.nanoTime()));
+                }
+            }, FabricBenchNode::report);
+        }
+    }
+
+    static final class NettyGen {
+        private final ByteBufAllocator alloc;
+        private long remaining;
+        private long seq;
+
+        NettyGen(ByteBufAllocator alloc) {
+            this.alloc = alloc;
+        }
+
+        NettyGen reset(long n) {
+            remaining = n;
+            seq = 0;
+            return this;
+        }
+
+        static NettyGen next(NettyGen g, SynchronousSink<ByteBuf> sink) {
+            if (g.remaining == 0) {
+                sink.complete();
+                return g;
+            }
+            ByteBuf b = g.alloc.directBuffer(NETTY_FRAME);
+            b.writeLongLE(header(--g.remaining == 0 ? LAST : DATA, g.seq++)).writeZero(NETTY_FRAME - 8);
+            sink.next(b);
+            return g;
+        }
+    }
+
+    record Client(String provider, int depth, Endpoint ep, ClientSide cs, RemoteMemory target, MemoryRegion source,
+                  NettyClient nettyClient) {
+
+        private static long warmOf(long count) {
+            return Math.max(1, count / 10);
+        }
+
+        private Ack phase(Gen g, long n) throws Exception {
+            CompletableFuture<Ack> f = new CompletableFuture<>();
+            cs.ack = f;
+            g.reset(n);
+            ep.send(Flux.generate(() -> g, Gen::next)).block(TIMEOUT);
+            Ack a = f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (a.count != n || a.errors != 0) {
+                throw new IllegalStateException("server received " + a.count + " of " + n + " messages with "
+                        + a.errors + " sequence errors");
+            }
+            return a;
+        }
+
+        String stream(int size, long count) throws Exception {
+            Gen g = new Gen(ep.memory(), size);
+            phase(g, warmOf(count));
+            EndpointStats s0 = ep.stats().block(TIMEOUT);
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            Ack a = phase(g, count);
+            long a1 = allocated();
+            EndpointStats s1 = ep.stats().block(TIMEOUT);
+            double secs = (a.nanos - t0) / 1e9;
+            long frames = s1.coalescedFrames() - s0.coalescedFrames();
+            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=stream provider=%s size=%d count=%d "
+                            + "window=%d seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
+                            + "server_alloc_b_per_msg=%.2f coalesced_frames=%d credit_stalls=%d retries=%d", provider,
+                    size, count, depth, secs, count / secs, count * (double) size / secs / 1e6,
+                    (a1 - a0) / (double) count, a.serverAlloc / (double) count, frames,
+                    s1.creditStalls() - s0.creditStalls(), s1.noResourceRetries() - s0.noResourceRetries());
+        }
+
+        private void puts(RegisteredSlice local, RemoteMemory remote, long n) {
+            Flux.range(0, (int) n).flatMap(i -> ep.put(local, remote), depth, 1).then(ep.flush()).block(TIMEOUT);
+        }
+
+        String write(int size, long count) {
+            RegisteredSlice local = source.slice(0, size);
+            RemoteMemory remote = target.slice(0, size);
+            puts(local, remote, warmOf(count));
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            puts(local, remote, count);
+            long t1 = System.nanoTime();
+            long a1 = allocated();
+            double secs = (t1 - t0) / 1e9;
+            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=write provider=%s size=%d count=%d "
+                            + "window=%d seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f",
+                    provider, size, count, depth, secs, count / secs, count * (double) size / secs / 1e6,
+                    (a1 - a0) / (double) count);
+        }
+
+        String pingpong(int size, int count) throws Exception {
+            PingPong p = new PingPong(ep, size, Math.max(1, count / 10), count);
+            cs.ping = p;
+            p.start();
+            p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            long[] r = p.rtt;
+            Arrays.sort(r);
+            double med = r[count / 2] / 1e3;
+            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=pingpong provider=%s size=%d count=%d "
+                            + "rtt_median_us=%.3f rtt_p99_us=%.3f rtt_min_us=%.3f oneway_median_us=%.3f", provider,
+                    size, count, med, r[(int) (count * 0.99)] / 1e3, r[0] / 1e3, med / 2);
+        }
+
+        private Ack nettyPhase(NettyGen g, long n) throws Exception {
+            CompletableFuture<Ack> f = new CompletableFuture<>();
+            nettyClient.ack = f;
+            g.reset(n);
+            nettyClient.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
+            Ack a = f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (a.count != n || a.errors != 0) {
+                throw new IllegalStateException("netty server received " + a.count + " of " + n + " messages with "
+                        + a.errors + " sequence errors");
+            }
+            return a;
+        }
+
+        String netty(long count) throws Exception {
+            if (nettyClient == null) {
+                throw new IllegalStateException("no reactor-netty server");
+            }
+            NettyGen g = new NettyGen(nettyClient.conn.channel().alloc());
+            nettyPhase(g, warmOf(count));
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            Ack a = nettyPhase(g, count);
+            long a1 = allocated();
+            double secs = (a.nanos - t0) / 1e9;
+            return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
+                            + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
+                            + "server_alloc_b_per_msg=%.2f", NETTY_FRAME, count, secs, count / secs,
+                    count * (double) NETTY_FRAME / secs / 1e6, (a1 - a0) / (double) count,
+                    a.serverAlloc / (double) count);
+        }
+    }
+
+    /**
+     * {@code --idle spin}: the progress loop busy-polls (like the native baseline) while the parent says "hot",
+     * i.e. during Rivulet measurements, and otherwise backs off like the default strategy, so that an idle Rivulet
+     * JVM does not take CPU from the native runs in between.
+     */
+    static final class SwitchableIdle implements IdleStrategy {
+        static volatile boolean hot;
+        private final IdleStrategy cold = IdleStrategy.defaultStrategy();
+
+        @Override
+        public void idle(int workCount, Parker parker) {
+            if (hot) {
+                Thread.onSpinWait();
+            } else {
+                cold.idle(workCount, parker);
+            }
+        }
+    }
+
+    private static String hotOrCold(String command) {
+        switch (command) {
+            case "hot" -> SwitchableIdle.hot = true;
+            case "cold" -> SwitchableIdle.hot = false;
+            default -> {
+                return null;
+            }
+        }
+        return "OK " + command;
+    }
+
+    static void report(Throwable t) {
+        System.err.println("fabric-bench node: " + t);
+    }
+}
