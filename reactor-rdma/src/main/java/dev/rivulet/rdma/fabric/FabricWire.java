@@ -87,7 +87,10 @@ final class FabricWire implements Wire {
     private final MemorySegment entries;
     private final MemorySegment errEntry;
     private final MemoryRegion scratch;
-    private final MemorySegment msgScratch;
+    private final MemorySegment[] msgs;
+    private final MemorySegment[] iovs;
+    private final MemorySegment[] rmaIovs;
+    private final MemorySegment[] descs;
     private final Runnable onClose;
     private Runnable beforeClose = () -> { };
     private int receivesToPost;
@@ -144,7 +147,19 @@ final class FabricWire implements Wire {
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
-        this.msgScratch = arena.allocate(MSG_SCRATCH * slotCount, 64);
+        MemorySegment msgScratch = arena.allocate(MSG_SCRATCH * slotCount, 64);
+        // Each slot's fi_msg_rma, iovec, rma_iov and desc views, made once so a put allocates none of them.
+        this.msgs = new MemorySegment[slotCount];
+        this.iovs = new MemorySegment[slotCount];
+        this.rmaIovs = new MemorySegment[slotCount];
+        this.descs = new MemorySegment[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            MemorySegment m = msgScratch.asSlice(MSG_SCRATCH * i, MSG_SCRATCH);
+            msgs[i] = m.asSlice(0, FiMsgRma.SIZE);
+            iovs[i] = m.asSlice(FiMsgRma.SIZE, Iovec.SIZE);
+            rmaIovs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE, FiRmaIov.SIZE);
+            descs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE + FiRmaIov.SIZE, 8);
+        }
     }
 
     /** Runs first in {@link #close()}, before the queue is closed (e.g. to take it out of the loop's epoll set). */
@@ -314,11 +329,10 @@ final class FabricWire implements Wire {
      * the only way the tcp provider reports a rejected key instead of dropping the data silently.
      */
     private long writeDeliveryComplete(Op op, int slot, MemorySegment ctx) {
-        MemorySegment m = msgScratch.asSlice(MSG_SCRATCH * slot, MSG_SCRATCH);
-        MemorySegment msg = m.asSlice(0, FiMsgRma.SIZE);
-        MemorySegment iov = m.asSlice(FiMsgRma.SIZE, Iovec.SIZE);
-        MemorySegment rmaIov = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE, FiRmaIov.SIZE);
-        MemorySegment desc = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE + FiRmaIov.SIZE, 8);
+        MemorySegment msg = msgs[slot];
+        MemorySegment iov = iovs[slot];
+        MemorySegment rmaIov = rmaIovs[slot];
+        MemorySegment desc = descs[slot];
         Iovec.setIovBase(iov, op.local().segment());
         Iovec.setIovLen(iov, op.local().length());
         FiRmaIov.setAddr(rmaIov, op.remote().address());
