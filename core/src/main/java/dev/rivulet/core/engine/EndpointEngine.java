@@ -87,6 +87,18 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private boolean peerClosed;
     private TransportException closeCause;
     private volatile boolean closed;
+    /** Ops of this endpoint handed to the loop's task queue and not yet run there (see {@link #submit}). */
+    @SuppressWarnings("unused")
+    private volatile int queued;
+    private static final java.lang.invoke.VarHandle QUEUED;
+
+    static {
+        try {
+            QUEUED = java.lang.invoke.MethodHandles.lookup().findVarHandle(EndpointEngine.class, "queued", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     public EndpointEngine(Wire wire, ProgressLoop loop, MemoryDomain memory, TransportMetrics metrics,
                           OperationObserver observer, int sendPrefetch, Runnable onClosed) {
@@ -334,14 +346,19 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Hands {@code op} to the progress loop; fails it at once when the loop is gone. */
     void submit(Op op) {
         op.startNanos = System.nanoTime();
-        if (loop.inLoop()) {
+        if (loop.inLoop() && (int) QUEUED.getVolatile(this) == 0) {
             // Issued from a signal on this loop (e.g. a reply sent from receive()): post now, not a cycle later.
+            // Only when nothing of ours still waits in the loop's task queue: a stream that emitted its first
+            // items from the subscriber's thread and the rest from completions on this loop would otherwise let
+            // the later items overtake the earlier ones.
             enqueue(op);
             return;
         }
+        QUEUED.getAndAdd(this, 1);
         try {
             loop.execute(op);
         } catch (RuntimeException e) {
+            QUEUED.getAndAdd(this, -1);
             op.releaseResources();
             op.sink.opFailed(op, new ResourceClosedException("transport is closed"));
         }
@@ -350,6 +367,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     // =====================================================================================================
     // Progress thread from here on.
     // =====================================================================================================
+
+    /** An op handed over through {@link ProgressLoop#execute} reaches the loop. */
+    void dequeued(Op op) {
+        QUEUED.getAndAdd(this, -1);
+        enqueue(op);
+    }
 
     void enqueue(Op op) {
         if (closed) {

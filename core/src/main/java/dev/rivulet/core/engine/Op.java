@@ -51,7 +51,7 @@ public final class Op implements Runnable {
     /** Submission: runs on the progress thread. */
     @Override
     public void run() {
-        engine.enqueue(this);
+        engine.dequeued(this);
     }
 
     public OpKind kind() {
