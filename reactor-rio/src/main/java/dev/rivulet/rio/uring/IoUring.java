@@ -9,6 +9,9 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_OFF_CQ_RING;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OFF_SQES;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OFF_SQ_RING;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_REGISTER_BUFFERS;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_REGISTER_BUFFERS2;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_REGISTER_BUFFERS_UPDATE;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_RSRC_REGISTER_SPARSE;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_REGISTER_ENABLE_RINGS;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_REGISTER_PROBE;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_CQE32;
@@ -435,6 +438,38 @@ public final class IoUring implements AutoCloseable {
     /** {@code IORING_REGISTER_BUFFERS} with a caller-built array of {@code count} {@link Iovec}s. */
     public void registerBuffers(MemorySegment iovecs, int count) {
         register(IORING_REGISTER_BUFFERS, iovecs, count, "IORING_REGISTER_BUFFERS");
+    }
+
+    /**
+     * Creates a table of {@code slots} empty fixed-buffer slots ({@code IORING_REGISTER_BUFFERS2} with
+     * {@code IORING_RSRC_REGISTER_SPARSE}, 5.19+), to be filled and emptied one by one with {@link #updateBuffer}
+     * while the ring runs: what a transport needs when connections, and so their buffers, come and go.
+     */
+    public void registerBuffersSparse(int slots) {
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment arg = scratch.allocate(IoUringRsrcRegister.LAYOUT);
+            IoUringRsrcRegister.set(arg, slots, IORING_RSRC_REGISTER_SPARSE, MemorySegment.NULL);
+            register(IORING_REGISTER_BUFFERS2, arg, (int) IoUringRsrcRegister.LAYOUT.byteSize(),
+                    "IORING_REGISTER_BUFFERS2");
+        }
+    }
+
+    /**
+     * Puts {@code buffer} into fixed-buffer slot {@code slot} of a sparse table ({@code IORING_REGISTER_BUFFERS_UPDATE});
+     * {@link MemorySegment#NULL} empties the slot. Requests already in flight on the old buffer keep it pinned until
+     * they complete.
+     */
+    public void updateBuffer(int slot, MemorySegment buffer) {
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment iov = scratch.allocate(Iovec.LAYOUT);
+            if (buffer.address() != 0) {
+                Iovec.set(iov, 0, buffer);
+            }
+            MemorySegment arg = scratch.allocate(IoUringRsrcUpdate2.LAYOUT);
+            IoUringRsrcUpdate2.set(arg, slot, iov, 1);
+            register(IORING_REGISTER_BUFFERS_UPDATE, arg, (int) IoUringRsrcUpdate2.LAYOUT.byteSize(),
+                    "IORING_REGISTER_BUFFERS_UPDATE");
+        }
     }
 
     /** {@code IORING_UNREGISTER_BUFFERS}; no fixed-buffer request may be in flight. */

@@ -84,6 +84,8 @@ public final class IoUringConstants {
     public static final int IORING_REGISTER_ENABLE_RINGS = 12;
     public static final int IORING_REGISTER_BUFFERS2 = 15;
     public static final int IORING_REGISTER_BUFFERS_UPDATE = 16;
+    /** {@code io_uring_rsrc_register.flags}: a table of empty slots, filled later with BUFFERS_UPDATE (5.19+). */
+    public static final int IORING_RSRC_REGISTER_SPARSE = 1;
     public static final int IORING_REGISTER_RING_FDS = 20;
     public static final int IORING_UNREGISTER_RING_FDS = 21;
 

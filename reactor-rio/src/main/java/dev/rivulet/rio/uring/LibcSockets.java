@@ -297,6 +297,17 @@ public final class LibcSockets {
         }
     }
 
+    /**
+     * Adds the 8-byte value already stored in {@code value} to the eventfd counter. Allocation-free, for wake-ups
+     * from any thread: the segment is only read, so concurrent callers may share one.
+     */
+    public static void eventfdWrite(int fd, MemorySegment value) {
+        long r = Libc.write(fd, value);
+        if (r < 0) {
+            throw new ErrnoException("write(eventfd)", (int) -r);
+        }
+    }
+
     /** Reads and resets the counter (an 8-byte read; blocks on a blocking eventfd whose counter is 0). */
     public static long eventfdRead(int fd) {
         try (Arena scratch = Arena.ofConfined()) {

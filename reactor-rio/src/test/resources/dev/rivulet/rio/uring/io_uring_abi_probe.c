@@ -121,6 +121,21 @@ static void layouts(void) {
     MEMBER(struct io_uring_getevents_arg, "io_uring_getevents_arg", pad);
     MEMBER(struct io_uring_getevents_arg, "io_uring_getevents_arg", ts);
 
+    STRUCT(struct io_uring_rsrc_register, "io_uring_rsrc_register");
+    MEMBER(struct io_uring_rsrc_register, "io_uring_rsrc_register", nr);
+    MEMBER(struct io_uring_rsrc_register, "io_uring_rsrc_register", flags);
+    MEMBER(struct io_uring_rsrc_register, "io_uring_rsrc_register", resv2);
+    MEMBER(struct io_uring_rsrc_register, "io_uring_rsrc_register", data);
+    MEMBER(struct io_uring_rsrc_register, "io_uring_rsrc_register", tags);
+
+    STRUCT(struct io_uring_rsrc_update2, "io_uring_rsrc_update2");
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", offset);
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", resv);
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", data);
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", tags);
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", nr);
+    MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", resv2);
+
     STRUCT(struct __kernel_timespec, "__kernel_timespec");
     MEMBER(struct __kernel_timespec, "__kernel_timespec", tv_sec);
     MEMBER(struct __kernel_timespec, "__kernel_timespec", tv_nsec);
@@ -238,6 +253,7 @@ static void constants(void) {
     CONST(IORING_REGISTER_ENABLE_RINGS);
     CONST(IORING_REGISTER_BUFFERS2);
     CONST(IORING_REGISTER_BUFFERS_UPDATE);
+    CONST(IORING_RSRC_REGISTER_SPARSE);
     CONST(IORING_REGISTER_RING_FDS);
     CONST(IORING_UNREGISTER_RING_FDS);
 

@@ -1,0 +1,47 @@
+package dev.rivulet.rio.transport.uring;
+
+import dev.rivulet.core.error.InvalidRequestException;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+
+/** {@code uring://host:port} addresses: IPv4, IPv6 in brackets ({@code uring://[::1]:0}), or a host name. */
+final class UringAddress {
+
+    private UringAddress() {
+    }
+
+    static InetSocketAddress parse(String address) {
+        if (address == null) {
+            throw new InvalidRequestException("address is null");
+        }
+        URI uri;
+        try {
+            uri = URI.create(address);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("not a URI: " + address);
+        }
+        if (!UringTransport.SCHEME.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+            throw new InvalidRequestException("io_uring addresses look like uring://host:port or uring://[::1]:port, got "
+                    + address);
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(uri.getHost()), uri.getPort());
+        } catch (UnknownHostException e) {
+            throw new InvalidRequestException("unknown host in " + address + ": " + e.getMessage());
+        }
+    }
+
+    static String format(InetSocketAddress a) {
+        InetAddress ip = a.getAddress();
+        String host = ip.getHostAddress();
+        if (ip instanceof Inet6Address) {
+            int scope = host.indexOf('%');
+            host = "[" + (scope >= 0 ? host.substring(0, scope) : host) + "]";
+        }
+        return UringTransport.SCHEME + "://" + host + ":" + a.getPort();
+    }
+}
