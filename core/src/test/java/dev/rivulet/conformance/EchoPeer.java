@@ -1,0 +1,61 @@
+package dev.rivulet.conformance;
+
+import dev.rivulet.core.Listener;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.spi.TransportProvider;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+
+/**
+ * The second process of {@link CrossProcessKit}. Arguments: the {@link TransportProvider} class, the address to bind,
+ * a mode, then transport options as {@code key=value}. It binds, prints {@code ADDRESS <address>} on stdout and
+ * echoes every message of every endpoint back to its sender until killed. In mode {@code rma} it first registers a
+ * window of {@link #RMA_WINDOW} bytes (byte i holds {@link #rmaByte(int)}) and sends its
+ * {@link dev.rivulet.core.memory.RemoteMemory} handle as each endpoint's first message.
+ */
+public final class EchoPeer {
+
+    static final int RMA_WINDOW = 64 << 10;
+
+    private EchoPeer() {
+    }
+
+    static byte rmaByte(int i) {
+        return (byte) (i * 13 + 1);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: EchoPeer <provider class> <bind address> echo|rma [key=value ...]");
+            System.exit(2);
+        }
+        TransportConfig config = TransportConfig.defaults();
+        for (int i = 3; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            config = config.option(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        TransportProvider provider = (TransportProvider) Class.forName(args[0]).getDeclaredConstructor().newInstance();
+        Transport t = provider.open(config);
+        Listener l = t.bind(args[1]).block(Duration.ofSeconds(20));
+        boolean rma = args[2].equals("rma");
+        Arena arena = Arena.ofShared(); // lives as long as the process
+        l.accepted().subscribe(ep -> {
+            if (rma) {
+                MemorySegment window = arena.allocate(RMA_WINDOW, 4096);
+                for (int i = 0; i < RMA_WINDOW; i++) {
+                    window.set(ValueLayout.JAVA_BYTE, i, rmaByte(i));
+                }
+                byte[] handle = t.memory().register(window).remote().toBytes();
+                ep.send(t.memory().allocate(handle.length).write(handle)).subscribe(null, e -> { });
+            }
+            ep.send(ep.receive()).subscribe(null, e -> { });
+        });
+        System.out.println("ADDRESS " + l.address());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
