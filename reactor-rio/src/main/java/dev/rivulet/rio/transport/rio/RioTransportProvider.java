@@ -9,10 +9,9 @@ import dev.rivulet.rio.windows.RioAvailability;
 import dev.rivulet.rio.windows.Ws2_32;
 
 /**
- * Windows Registered I/O ({@code rio://host:port}). Off Windows it reports itself unavailable with the reason
- * ("requires Windows"). The system layer ({@link RioChannel}, {@link RioLoop}) exists and compiles, but connection
- * setup (socket, connect, accept through ws2_32) is not wired yet, so even on Windows it says so instead of
- * pretending: see docs/rio.md for what has run and what has not.
+ * Windows Registered I/O ({@code rio://host:port}), see {@link RioTransport}. Off Windows it reports itself
+ * unavailable with the reason ("requires Windows") and loads nothing. Written against the documented API, never run
+ * (this project's machines are Linux): see docs/rio.md for what has run and what has not.
  */
 public final class RioTransportProvider implements TransportProvider {
 
@@ -36,15 +35,15 @@ public final class RioTransportProvider implements TransportProvider {
     @Override
     public Availability availability() {
         RioAvailability a = Ws2_32.availability();
-        if (!a.available()) {
-            return Availability.no(a.reason());
-        }
-        return Availability.no("Registered I/O is present, but the rio transport's connection setup is not "
-                + "implemented yet (only its system layer is)");
+        return a.available() ? Availability.yes() : Availability.no(a.reason());
     }
 
     @Override
     public Transport open(TransportConfig config) {
-        throw new TransportUnavailableException("transport 'rio' is unavailable: " + availability().reason());
+        Availability a = availability();
+        if (!a.available()) {
+            throw new TransportUnavailableException("transport 'rio' is unavailable: " + a.reason());
+        }
+        return new RioTransport(config);
     }
 }

@@ -2,6 +2,7 @@ package dev.rivulet.rio.transport.rio;
 
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import org.junit.jupiter.api.Test;
 
@@ -22,5 +23,13 @@ class RioTransportProviderTest {
                 .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("requires Windows");
         assertThatThrownBy(() -> p.open(TransportConfig.defaults()))
                 .isInstanceOf(TransportUnavailableException.class);
+    }
+
+    @Test
+    void addressesAreParsedAndFormattedWithTheRioScheme() {
+        assertThat(RioTransport.format(RioTransport.parse("rio://127.0.0.1:9"))).isEqualTo("rio://127.0.0.1:9");
+        assertThat(RioTransport.parse("rio://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
+        assertThatThrownBy(() -> RioTransport.parse("uring://127.0.0.1:9"))
+                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("rio://host:port");
     }
 }

@@ -45,7 +45,7 @@ class UringTransportProviderTest {
 
     @Test
     void ipv6AddressesUseBrackets() {
-        assertThat(UringAddress.format(UringAddress.parse("uring://[::1]:7"))).isEqualTo("uring://[0:0:0:0:0:0:0:1]:7");
-        assertThat(UringAddress.parse("uring://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
+        assertThat(UringTransport.format(UringTransport.parse("uring://[::1]:7"))).isEqualTo("uring://[0:0:0:0:0:0:0:1]:7");
+        assertThat(UringTransport.parse("uring://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
     }
 }

@@ -1,4 +1,4 @@
-package dev.rivulet.rio.transport.uring;
+package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.error.InvalidRequestException;
 
@@ -8,13 +8,16 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 
-/** {@code uring://host:port} addresses: IPv4, IPv6 in brackets ({@code uring://[::1]:0}), or a host name. */
-final class UringAddress {
+/**
+ * {@code scheme://host:port} addresses of the stream transports ({@code uring://}, {@code rio://}): IPv4, IPv6 in
+ * brackets ({@code uring://[::1]:0}), or a host name.
+ */
+public final class StreamAddress {
 
-    private UringAddress() {
+    private StreamAddress() {
     }
 
-    static InetSocketAddress parse(String address) {
+    public static InetSocketAddress parse(String scheme, String address) {
         if (address == null) {
             throw new InvalidRequestException("address is null");
         }
@@ -24,9 +27,9 @@ final class UringAddress {
         } catch (IllegalArgumentException e) {
             throw new InvalidRequestException("not a URI: " + address);
         }
-        if (!UringTransport.SCHEME.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new InvalidRequestException("io_uring addresses look like uring://host:port or uring://[::1]:port, got "
-                    + address);
+        if (!scheme.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+            throw new InvalidRequestException("addresses look like " + scheme + "://host:port or " + scheme
+                    + "://[::1]:port, got " + address);
         }
         try {
             return new InetSocketAddress(InetAddress.getByName(uri.getHost()), uri.getPort());
@@ -35,13 +38,13 @@ final class UringAddress {
         }
     }
 
-    static String format(InetSocketAddress a) {
+    public static String format(String scheme, InetSocketAddress a) {
         InetAddress ip = a.getAddress();
         String host = ip.getHostAddress();
         if (ip instanceof Inet6Address) {
             int scope = host.indexOf('%');
             host = "[" + (scope >= 0 ? host.substring(0, scope) : host) + "]";
         }
-        return UringTransport.SCHEME + "://" + host + ":" + a.getPort();
+        return scheme + "://" + host + ":" + a.getPort();
     }
 }

@@ -1,0 +1,27 @@
+package dev.rivulet.rio.transport.rio;
+
+import dev.rivulet.conformance.CrossProcessKit;
+import dev.rivulet.core.spi.TransportProvider;
+import org.junit.jupiter.api.BeforeAll;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The two-process part of the kit over Registered I/O. Runs on Windows only; skipped elsewhere with why. */
+class RioCrossProcessTest extends CrossProcessKit {
+
+    @BeforeAll
+    static void requireRio() {
+        assumeTrue(new RioTransportProvider().availability().available(),
+                () -> new RioTransportProvider().availability().reason());
+    }
+
+    @Override
+    protected TransportProvider provider() {
+        return new RioTransportProvider();
+    }
+
+    @Override
+    protected String peerBindAddress() {
+        return "rio://127.0.0.1:0";
+    }
+}
