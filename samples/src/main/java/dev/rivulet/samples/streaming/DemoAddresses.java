@@ -25,8 +25,9 @@ public final class DemoAddresses {
     static {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("libfabric", "fabric://127.0.0.1:0?provider=tcp");
+        m.put("io_uring", "uring://127.0.0.1:0");
+        m.put("rio", "rio://127.0.0.1:0");
         m.put("local", "local://demo");
-        // Issue 4 (io_uring / RIO) adds its row here once its provider exists.
         BIND = Collections.unmodifiableMap(m);
     }
 

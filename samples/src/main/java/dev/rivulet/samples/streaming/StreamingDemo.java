@@ -17,7 +17,10 @@ import reactor.core.scheduler.Schedulers;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,50 +72,68 @@ public final class StreamingDemo {
         System.exit(result.ok() ? 0 : 1);
     }
 
-    /** Which provider and bind address a run uses: the options', else the best available provider, else local. */
+    /** A provider and bind address the demo may run on, and why it was chosen. */
     record Target(String provider, String bindAddress, String note) {
     }
 
+    /** The first transport {@link #run} tries: see {@link #targets}. */
     static Target target(DemoOptions o) {
+        return targets(o).getFirst();
+    }
+
+    /**
+     * What a run tries, in order: the one named with {@code --transport}; otherwise every available provider the
+     * demo has an address for, best first (libfabric, then io_uring, ...), ending with the in-JVM one.
+     */
+    static List<Target> targets(DemoOptions o) {
         if (o.transport() != null) {
             String address = o.address() != null ? o.address() : DemoAddresses.bindAddress(o.transport())
                     .orElseThrow(() -> new IllegalArgumentException("the demo has no address for transport '"
                             + o.transport() + "' (known: " + DemoAddresses.providers()
                             + "); pass --address URI"));
-            return new Target(o.transport(), address, "chosen with --transport");
+            return List.of(new Target(o.transport(), address, "chosen with --transport"));
         }
-        String note;
-        try {
-            TransportProvider best = Transports.best();
-            if (DemoAddresses.bindAddress(best.name()).isPresent()) {
-                String address = o.address() != null ? o.address()
-                        : DemoAddresses.bindAddress(best.name()).orElseThrow();
-                return new Target(best.name(), address, "best available provider");
+        List<Target> targets = new ArrayList<>();
+        StringBuilder passedOver = new StringBuilder();
+        for (TransportProvider p : Transports.providers()) {
+            var availability = p.availability();
+            Optional<String> address = DemoAddresses.bindAddress(p.name());
+            if (!availability.available() || address.isEmpty()) {
+                passedOver.append(passedOver.isEmpty() ? "" : "; ").append(p.name()).append(": ")
+                        .append(availability.available() ? "no demo address" : availability.reason());
+                continue;
             }
-            note = "best available provider '" + best.name() + "' has no demo address yet; falling back to local";
-        } catch (RuntimeException e) {
-            note = "no provider reported available (" + e.getMessage() + "); falling back to local";
+            String note = (targets.isEmpty() ? "best available provider" : "next available provider")
+                    + (passedOver.isEmpty() ? "" : " (passed over " + passedOver + ")");
+            targets.add(new Target(p.name(), o.address() != null ? o.address() : address.get(), note));
         }
-        String address = o.address() != null ? o.address() : DemoAddresses.bindAddress("local").orElseThrow();
-        return new Target("local", address, note);
+        if (targets.stream().noneMatch(t -> t.provider().equals("local"))) {
+            targets.add(new Target("local", DemoAddresses.bindAddress("local").orElseThrow(),
+                    "falling back to local (passed over " + passedOver + ")"));
+        }
+        return targets;
     }
 
     /** Runs the demo, printing progress to {@code out}; never calls {@code System.exit}. */
     public static DemoResult run(DemoOptions o, PrintStream out) {
-        Target target = target(o);
         TransportConfig config = TransportConfig.defaults().receiveQueueDepth(o.queueDepth());
-        Transport serverTransport;
-        try {
-            serverTransport = Transports.open(target.provider(), config);
-        } catch (dev.rivulet.core.error.TransportException e) {
-            if (o.transport() != null || "local".equals(target.provider())) {
-                throw e;
+        Target target = null;
+        Transport serverTransport = null;
+        String failures = "";
+        for (Target t : targets(o)) {
+            try {
+                serverTransport = Transports.open(t.provider(), config);
+                target = failures.isEmpty() ? t : new Target(t.provider(), t.bindAddress(),
+                        t.note() + "; " + failures);
+                break;
+            } catch (dev.rivulet.core.error.TransportException e) {
+                if (o.transport() != null || "local".equals(t.provider())) {
+                    throw e;
+                }
+                // A provider can say it is available and still fail to open (e.g. libfabric installed but no
+                // usable provider): the demo goes on with the next one and says why.
+                failures += "'" + t.provider() + "' failed to open: " + e.getMessage() + "; ";
             }
-            // The best provider said it was available but could not open (e.g. no usable libfabric provider):
-            // the demo still runs, on the in-JVM transport, and says why.
-            target = new Target("local", DemoAddresses.bindAddress("local").orElseThrow(),
-                    "'" + target.provider() + "' failed to open (" + e.getMessage() + "); falling back to local");
-            serverTransport = Transports.open(target.provider(), config);
         }
         Transport clientTransport = null;
         RivuletServer.BoundServer server = null;
