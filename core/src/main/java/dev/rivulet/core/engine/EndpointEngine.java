@@ -30,6 +30,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 
 /**
@@ -90,11 +92,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Ops of this endpoint handed to the loop's task queue and not yet run there (see {@link #submit}). */
     @SuppressWarnings("unused")
     private volatile int queued;
-    private static final java.lang.invoke.VarHandle QUEUED;
+    private static final VarHandle QUEUED;
 
     static {
         try {
-            QUEUED = java.lang.invoke.MethodHandles.lookup().findVarHandle(EndpointEngine.class, "queued", int.class);
+            QUEUED = MethodHandles.lookup().findVarHandle(EndpointEngine.class, "queued", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
