@@ -8,11 +8,13 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.progress.IdleStrategy;
+import dev.rivulet.samples.bench.BufferGen;
+import dev.rivulet.samples.bench.Options;
+import dev.rivulet.samples.bench.PingPong;
+import dev.rivulet.samples.bench.SwitchableIdle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
@@ -30,16 +32,24 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static dev.rivulet.samples.bench.BenchWire.ACK;
+import static dev.rivulet.samples.bench.BenchWire.DATA;
+import static dev.rivulet.samples.bench.BenchWire.LAST;
+import static dev.rivulet.samples.bench.BenchWire.PING;
+import static dev.rivulet.samples.bench.BenchWire.PONG;
+import static dev.rivulet.samples.bench.BenchWire.TARGET;
+import static dev.rivulet.samples.bench.BenchWire.allocated;
+import static dev.rivulet.samples.bench.BenchWire.header;
+import static dev.rivulet.samples.bench.BenchWire.seq;
+import static dev.rivulet.samples.bench.BenchWire.type;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
@@ -54,10 +64,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  *     line: "stream SIZE COUNT", "write SIZE COUNT", "pingpong SIZE COUNT", "netty SIZE COUNT", "quit".
  * </pre>
  *
- * <p>Every message starts with an 8-byte little-endian header: the top byte is its type ({@link #DATA}, {@link #LAST},
- * {@link #PING}, ...), the low 56 bits a sequence number that starts at 0 in every phase. The server checks the
- * sequence of every data message and answers the {@link #LAST} one with an {@link #ACK} carrying the count it saw,
- * the sequence errors and the bytes its JVM allocated during the phase.
+ * <p>Every message starts with a {@link dev.rivulet.samples.bench.BenchWire} header.
  *
  * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} to a {@code receive()} subscriber that
  * releases every buffer, {@code put} with bounded concurrency then {@code flush}, {@code send(Buffer)} /
@@ -67,35 +74,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  */
 public final class FabricBenchNode {
 
-    static final int DATA = 0;
-    static final int LAST = 1;
-    static final int PING = 2;
-    static final int PONG = 3;
-    static final int ACK = 4;
-    static final int TARGET = 5;
     /** Reactor Netty comparison: every message is this many bytes (a fixed-length frame). */
     static final int NETTY_FRAME = 64;
-    private static final long SEQ_MASK = (1L << 56) - 1;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private FabricBenchNode() {
-    }
-
-    static long header(int type, long seq) {
-        return ((long) type << 56) | (seq & SEQ_MASK);
-    }
-
-    static int type(long header) {
-        return (int) (header >>> 56);
-    }
-
-    static long seq(long header) {
-        return header & SEQ_MASK;
-    }
-
-    /** Bytes allocated on the Java heap by every thread of this JVM so far (live and terminated threads). */
-    static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
     }
 
     public static void main(String[] args) throws Exception {
@@ -104,7 +87,7 @@ public final class FabricBenchNode {
                     + "[--address URI --netty-port PORT] [--idle default|spin]");
             System.exit(64);
         }
-        Map<String, String> o = options(args, 1);
+        Map<String, String> o = Options.parse(args, 1);
         String provider = o.getOrDefault("provider", "tcp");
         int eager = Integer.parseInt(o.getOrDefault("eager", "65536"));
         int depth = Integer.parseInt(o.getOrDefault("depth", "128"));
@@ -124,22 +107,6 @@ public final class FabricBenchNode {
                 System.exit(64);
             }
         }
-    }
-
-    static Map<String, String> options(String[] args, int from) {
-        Map<String, String> m = new HashMap<>();
-        for (int i = from; i < args.length; i++) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument " + args[i]);
-            }
-            String k = args[i].substring(2);
-            if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                m.put(k, args[++i]);
-            } else {
-                m.put(k, "true");
-            }
-        }
-        return m;
     }
 
     // ============================================================================================== server
@@ -165,7 +132,7 @@ public final class FabricBenchNode {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            String r = hotOrCold(line.trim());
+            String r = SwitchableIdle.command(line.trim());
             System.out.println(r != null ? r : "ERROR unknown command " + line);
             System.out.flush();
         }
@@ -309,7 +276,7 @@ public final class FabricBenchNode {
             if (w[0].equals("quit")) {
                 break;
             }
-            String hc = hotOrCold(w[0]);
+            String hc = SwitchableIdle.command(w[0]);
             if (hc != null) {
                 System.out.println(hc);
                 System.out.flush();
@@ -401,79 +368,6 @@ public final class FabricBenchNode {
         }
     }
 
-    /** The streaming producer: pooled registered buffers with a header, no per-message capture or boxing. */
-    static final class Gen {
-        private final MemoryDomain memory;
-        private final int size;
-        private long remaining;
-        private long seq;
-
-        Gen(MemoryDomain memory, int size) {
-            this.memory = memory;
-            this.size = size;
-        }
-
-        Gen reset(long n) {
-            remaining = n;
-            seq = 0;
-            return this;
-        }
-
-        static Gen next(Gen g, SynchronousSink<Buffer> sink) {
-            if (g.remaining == 0) {
-                sink.complete();
-                return g;
-            }
-            Buffer b = g.memory.allocate(g.size);
-            b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(--g.remaining == 0 ? LAST : DATA, g.seq++));
-            sink.next(b);
-            return g;
-        }
-    }
-
-    /** Ping-pong driven from the progress thread: each pong sends the next ping. */
-    static final class PingPong {
-        private final Endpoint ep;
-        private final int size;
-        private final int warm;
-        private final int total;
-        final long[] rtt;
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        private int i;
-        private long t0;
-
-        PingPong(Endpoint ep, int size, int warm, int count) {
-            this.ep = ep;
-            this.size = size;
-            this.warm = warm;
-            this.total = warm + count;
-            this.rtt = new long[count];
-        }
-
-        void start() {
-            t0 = System.nanoTime();
-            ping();
-        }
-
-        private void ping() {
-            Buffer b = ep.memory().allocate(size);
-            b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(PING, i));
-            ep.send(b).subscribe(null, e -> done.completeExceptionally(e));
-        }
-
-        void pong(long now) {
-            if (i >= warm) {
-                rtt[i - warm] = now - t0;
-            }
-            if (++i < total) {
-                t0 = System.nanoTime();
-                ping();
-            } else {
-                done.complete(null);
-            }
-        }
-    }
-
     static final class NettyClient {
         final Connection conn;
         volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
@@ -526,11 +420,11 @@ public final class FabricBenchNode {
             return Math.max(1, count / 10);
         }
 
-        private Ack phase(Gen g, long n) throws Exception {
+        private Ack phase(BufferGen g, long n) throws Exception {
             CompletableFuture<Ack> f = new CompletableFuture<>();
             cs.ack = f;
             g.reset(n);
-            ep.send(Flux.generate(() -> g, Gen::next)).block(TIMEOUT);
+            ep.send(Flux.generate(() -> g, BufferGen::next)).block(TIMEOUT);
             Ack a = f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             if (a.count != n || a.errors != 0) {
                 throw new IllegalStateException("server received " + a.count + " of " + n + " messages with "
@@ -540,7 +434,7 @@ public final class FabricBenchNode {
         }
 
         String stream(int size, long count) throws Exception {
-            Gen g = new Gen(ep.memory(), size);
+            BufferGen g = new BufferGen(ep.memory(), size);
             phase(g, warmOf(count));
             EndpointStats s0 = ep.stats().block(TIMEOUT);
             long a0 = allocated();
@@ -621,36 +515,6 @@ public final class FabricBenchNode {
                     count * (double) NETTY_FRAME / secs / 1e6, (a1 - a0) / (double) count,
                     a.serverAlloc / (double) count);
         }
-    }
-
-    /**
-     * {@code --idle spin}: the progress loop busy-polls (like the native baseline) while the parent says "hot",
-     * i.e. during Rivulet measurements, and otherwise backs off like the default strategy, so that an idle Rivulet
-     * JVM does not take CPU from the native runs in between.
-     */
-    static final class SwitchableIdle implements IdleStrategy {
-        static volatile boolean hot;
-        private final IdleStrategy cold = IdleStrategy.defaultStrategy();
-
-        @Override
-        public void idle(int workCount, Parker parker) {
-            if (hot) {
-                Thread.onSpinWait();
-            } else {
-                cold.idle(workCount, parker);
-            }
-        }
-    }
-
-    private static String hotOrCold(String command) {
-        switch (command) {
-            case "hot" -> SwitchableIdle.hot = true;
-            case "cold" -> SwitchableIdle.hot = false;
-            default -> {
-                return null;
-            }
-        }
-        return "OK " + command;
     }
 
     static void report(Throwable t) {

@@ -1,59 +1,19 @@
 package dev.rivulet.samples.bench.fabric;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.rivulet.samples.bench.BenchmarksDoc;
+
 import java.util.Locale;
 
 /**
- * Writes {@link FabricBenchCli}'s table into the "libfabric" section of {@code docs/benchmarks.md}, leaving the rest
- * of the file alone. Each provider / idle-strategy combination owns one block between
- * {@code <!-- fabric-bench:KEY:begin -->} and {@code <!-- fabric-bench:KEY:end -->}: a later run replaces only its
- * own block, so text written by hand around the blocks survives. The first run replaces the section's
- * "not measured yet" placeholder with a description of the method and the block.
+ * The "libfabric" section of {@code docs/benchmarks.md} that {@link FabricBenchCli} writes: one block per provider
+ * and idle strategy (key "tcp:spin", "sockets:default", ...), see {@link BenchmarksDoc}.
  */
-final class BenchmarksDoc {
+final class FabricBenchDoc {
 
-    static final String SECTION = "## libfabric";
+    static final BenchmarksDoc DOC = new BenchmarksDoc("## libfabric", "## libfabric (issue 3)", "fabric-bench",
+            FabricBenchDoc.METHOD, FabricBenchDoc::heading);
 
-    private BenchmarksDoc() {
-    }
-
-    static void update(Path file, String key, String table) throws IOException {
-        String doc = Files.readString(file, StandardCharsets.UTF_8);
-        Files.writeString(file, updated(doc, key, table), StandardCharsets.UTF_8);
-    }
-
-    static String updated(String doc, String key, String table) {
-        String begin = "<!-- fabric-bench:" + key + ":begin -->";
-        String end = "<!-- fabric-bench:" + key + ":end -->";
-        String block = begin + "\n" + heading(key) + "\n\n" + table.strip() + "\n" + end + "\n";
-        int s = doc.indexOf("\n" + SECTION);
-        if (s < 0) {
-            // No section yet: add one at the end.
-            return doc.stripTrailing() + "\n\n" + SECTION + " (issue 3)\n\n" + METHOD + "\n" + block;
-        }
-        int bodyStart = doc.indexOf('\n', s + 1) + 1;
-        int next = doc.indexOf("\n## ", bodyStart);
-        int sectionEnd = next < 0 ? doc.length() : next + 1;
-        String body = doc.substring(bodyStart, sectionEnd);
-        String newBody;
-        int b = body.indexOf(begin);
-        int e = body.indexOf(end);
-        if (b >= 0 && e > b) {
-            int afterEnd = e + end.length();
-            if (afterEnd < body.length() && body.charAt(afterEnd) == '\n') {
-                afterEnd++;
-            }
-            newBody = body.substring(0, b) + block + body.substring(afterEnd);
-        } else if (!body.contains("<!-- fabric-bench:")) {
-            // The placeholder ("Not measured yet ..."): replaced by the method and the first block.
-            newBody = "\n" + METHOD + "\n" + block + "\n";
-        } else {
-            newBody = body.stripTrailing() + "\n\n" + block + "\n";
-        }
-        return doc.substring(0, bodyStart) + newBody + doc.substring(sectionEnd);
+    private FabricBenchDoc() {
     }
 
     private static String heading(String key) {
@@ -101,8 +61,8 @@ final class BenchmarksDoc {
             default one between measurements, so idle JVMs do not take CPU from the native runs; `--idle default`
             measures the default strategy throughout.
 
-            **Reactor Netty** (`reactor-netty-core`, NIO transport: Netty's native epoll jar is not on this
-            machine's registry) streams 64-byte fixed-length frames (`FixedLengthFrameDecoder`) between the same
+            **Reactor Netty** (`reactor-netty-core`; the tables of issue 3 were taken with its NIO transport, later
+            runs get the native epoll transport that `samples/pom.xml` now adds) streams 64-byte fixed-length frames (`FixedLengthFrameDecoder`) between the same
             two JVMs over 127.0.0.1 with `NettyOutbound.send(Publisher<ByteBuf>)`, timed the same way.
 
             Every child process gets `FI_TCP_IFACE=lo` / `FI_SOCKETS_IFACE=lo`, so both sides use the loopback

@@ -1,0 +1,120 @@
+package dev.rivulet.samples.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shared machine a benchmark CLI runs on: waits before each measurement until other processes leave at least
+ * 75 % of the CPUs idle (sampled over 0.4 s from {@code /proc/stat}), and describes the run (load average, build).
+ * Each wait is capped, and so is the sum of all waits, so that one invocation ends in bounded time; measurements
+ * taken after a wait gave up are counted so that the report can say so.
+ */
+public final class Machine {
+
+    private final boolean gate;
+    private final long maxWaitNanos;
+    private final long maxTotalWaitNanos;
+    private final String loadBefore = loadAverage();
+    private long waitedNanos;
+    private int busyMeasurements;
+
+    public Machine(boolean gate, long maxWaitSeconds, long maxTotalWaitSeconds) {
+        this.gate = gate;
+        this.maxWaitNanos = TimeUnit.SECONDS.toNanos(maxWaitSeconds);
+        this.maxTotalWaitNanos = TimeUnit.SECONDS.toNanos(maxTotalWaitSeconds);
+    }
+
+    public void waitQuiet() throws InterruptedException {
+        if (!gate) {
+            return;
+        }
+        long start = System.nanoTime();
+        boolean told = false;
+        try {
+            for (;;) {
+                double busy = cpuBusy(400);
+                if (busy < 0.25) {
+                    return;
+                }
+                long waited = System.nanoTime() - start;
+                if (waited > maxWaitNanos || waitedNanos + waited > maxTotalWaitNanos) {
+                    busyMeasurements++;
+                    System.out.printf(Locale.ROOT, "# machine still busy (%.0f %% of the CPUs), measuring anyway%n",
+                            busy * 100);
+                    return;
+                }
+                if (!told) {
+                    System.out.printf(Locale.ROOT, "# waiting for the machine to quieten (%.0f %% of the CPUs busy)"
+                            + "%n", busy * 100);
+                    told = true;
+                }
+                Thread.sleep(1000);
+            }
+        } finally {
+            waitedNanos += System.nanoTime() - start;
+        }
+    }
+
+    public double waitedSeconds() {
+        return waitedNanos / 1e9;
+    }
+
+    public int busyMeasurements() {
+        return busyMeasurements;
+    }
+
+    /** "before / now (1 min)". */
+    public String loadAverages() {
+        return loadBefore + " / " + loadAverage() + " (1 min)";
+    }
+
+    /** Fraction of all CPUs busy over {@code millis}, from /proc/stat (0 where unavailable). */
+    public static double cpuBusy(long millis) throws InterruptedException {
+        long[] a = cpuTimes();
+        Thread.sleep(millis);
+        long[] b = cpuTimes();
+        if (a == null || b == null) {
+            return 0;
+        }
+        double total = b[0] - a[0];
+        return total <= 0 ? 0 : 1 - (b[1] - a[1]) / total;
+    }
+
+    /** {total, idle + iowait} jiffies of the "cpu" line. */
+    private static long[] cpuTimes() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < Math.min(f.length, 9); i++) {
+                total += Long.parseLong(f[i]);
+            }
+            return new long[]{total, Long.parseLong(f[4]) + Long.parseLong(f[5])};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    public static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** The short commit id of {@code dir}'s repository, in backquotes, or "(unknown)". */
+    public static String gitHead(Path dir) {
+        try {
+            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").directory(dir.toFile())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 ? "`" + out + "`" : "(unknown)";
+        } catch (IOException | InterruptedException e) {
+            return "(unknown)";
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.rivulet.samples.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The recorded runs of a benchmark CLI: "RESULT k=v ..." lines, parsed and filed by implementation, mode and size,
+ * summarised as {@link Spread}s, and the number formats of the result tables.
+ */
+public final class Results {
+
+    public static final int KIB = 1024;
+    public static final int MIB = 1024 * 1024;
+
+    private final Map<String, List<Map<String, String>>> runs = new LinkedHashMap<>();
+
+    /** min, median, max of one field over the recorded runs. */
+    public record Spread(double min, double median, double max, int n) {
+        static Spread of(List<Map<String, String>> runs, String field) {
+            if (runs == null || runs.isEmpty()) {
+                return null;
+            }
+            double[] v = runs.stream().mapToDouble(m -> Double.parseDouble(m.get(field))).sorted().toArray();
+            double med = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            return new Spread(v[0], med, v[v.length - 1], v.length);
+        }
+
+        /** "min .. max" in {@code unit}'s format. */
+        public String range(String unit) {
+            return value(min, unit) + " .. " + value(max, unit);
+        }
+    }
+
+    public void add(String impl, String mode, int size, Map<String, String> result) {
+        runs.computeIfAbsent(impl + "/" + mode + "/" + size, k -> new ArrayList<>()).add(result);
+    }
+
+    /** The spread of {@code field} over the runs of {@code impl}/{@code mode}/{@code size}, null if none. */
+    public Spread spread(String impl, String mode, int size, String field) {
+        return Spread.of(runs.get(impl + "/" + mode + "/" + size), field);
+    }
+
+    /** The k=v pairs of a "RESULT ..." line. */
+    public static Map<String, String> parse(String line) {
+        Map<String, String> m = new HashMap<>();
+        for (String kv : line.substring("RESULT ".length()).trim().split("\\s+")) {
+            int i = kv.indexOf('=');
+            if (i > 0) {
+                m.put(kv.substring(0, i), kv.substring(i + 1));
+            }
+        }
+        return m;
+    }
+
+    public static String sizeName(int size) {
+        return size >= MIB && size % MIB == 0 ? (size / MIB) + " MiB" : size >= KIB && size % KIB == 0
+                ? (size / KIB) + " KiB" : size + " B";
+    }
+
+    /** Messages/s up to 4 KiB, MB/s from there: the unit in which a streaming row reads best. */
+    public static String unitOf(int size) {
+        return size <= 4 * KIB ? "msgs/s" : "MB/s";
+    }
+
+    /** The RESULT field that holds {@code unit}. */
+    public static String fieldOf(String unit) {
+        return unit.equals("msgs/s") ? "msgs_per_s" : "mb_per_s";
+    }
+
+    /** Rates without decimals (thin-space thousands), latencies in µs with one decimal. */
+    public static String value(double v, String unit) {
+        return switch (unit) {
+            case "msgs/s", "MB/s" -> String.format(Locale.ROOT, "%,.0f", v).replace(',', ' ');
+            default -> String.format(Locale.ROOT, "%.1f", v);
+        };
+    }
+}

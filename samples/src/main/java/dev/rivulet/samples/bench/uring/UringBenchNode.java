@@ -1,0 +1,527 @@
+package dev.rivulet.samples.bench.uring;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.Listener;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.rio.transport.uring.UringTransportProvider;
+import dev.rivulet.samples.bench.BufferGen;
+import dev.rivulet.samples.bench.Options;
+import dev.rivulet.samples.bench.PingPong;
+import dev.rivulet.samples.bench.SwitchableIdle;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.SynchronousSink;
+import reactor.netty.Connection;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.rivulet.samples.bench.BenchWire.ACK;
+import static dev.rivulet.samples.bench.BenchWire.DATA;
+import static dev.rivulet.samples.bench.BenchWire.LAST;
+import static dev.rivulet.samples.bench.BenchWire.PING;
+import static dev.rivulet.samples.bench.BenchWire.PONG;
+import static dev.rivulet.samples.bench.BenchWire.allocated;
+import static dev.rivulet.samples.bench.BenchWire.header;
+import static dev.rivulet.samples.bench.BenchWire.seq;
+import static dev.rivulet.samples.bench.BenchWire.type;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+/**
+ * One side of {@link UringBenchCli}'s JVM measurements, run in a JVM of its own so that client and server are two
+ * processes, as the native baseline's are: Rivulet over io_uring and Reactor Netty TCP between the same two JVMs.
+ *
+ * <pre>
+ * UringBenchNode server [--idle default|spin] [--depth N] [--uring uring.zeroCopy=false,...]
+ *     prints "READY &lt;uring uri&gt; &lt;reactor-netty port&gt;", serves until its stdin closes.
+ * UringBenchNode client [--idle default|spin] [--depth N] --address &lt;uring uri&gt; --netty-port &lt;port&gt;
+ *     prints "READY", then answers each command on stdin with one "RESULT k=v ..." (or "ERROR ...") line:
+ *     "stream SIZE COUNT", "pingpong SIZE COUNT", "netty-stream SIZE COUNT", "netty-pingpong SIZE COUNT", "quit".
+ * </pre>
+ *
+ * <p>Every message starts with a {@link dev.rivulet.samples.bench.BenchWire} header. Rivulet: {@code
+ * Endpoint.send(Publisher)} of pooled buffers to a {@code receive()} subscriber that releases every buffer; ping-pong
+ * with {@code send(Buffer)} from inside the client's {@code receive()} subscriber, the server sending the received
+ * buffer itself back. Reactor Netty: frames of a 4-byte length and the message ({@link LengthFieldBasedFrameDecoder}),
+ * {@code NettyOutbound.send(Publisher<ByteBuf>)} of pooled direct buffers; the server answers through its own
+ * {@code send(Publisher)}, the client writes each ping from its inbound subscriber on the event loop.
+ */
+public final class UringBenchNode {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final int NETTY_MAX_FRAME = 16 << 20;
+
+    private UringBenchNode() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1) {
+            System.err.println("usage: UringBenchNode server|client [--idle default|spin] [--depth N] "
+                    + "[--address URI --netty-port PORT]");
+            System.exit(64);
+        }
+        Map<String, String> o = Options.parse(args, 1);
+        int depth = Integer.parseInt(o.getOrDefault("depth", Integer.toString(TransportConfig.DEFAULT_QUEUE_DEPTH)));
+        TransportConfig config = TransportConfig.defaults().sendQueueDepth(depth).receiveQueueDepth(depth)
+                .sendPrefetch(depth);
+        if ("spin".equals(o.get("idle"))) {
+            config = config.idleStrategy(SwitchableIdle::new);
+        }
+        // --uring k=v,k=v: transport options such as uring.zeroCopy or uring.copyLimit, for experiments.
+        for (String kv : o.getOrDefault("uring", "").split(",")) {
+            if (kv.contains("=")) {
+                config = config.option(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            }
+        }
+        Transport t = new UringTransportProvider().open(config);
+        switch (args[0]) {
+            case "server" -> server(t);
+            case "client" -> client(t, o.get("address"), Integer.parseInt(o.get("netty-port")));
+            default -> {
+                System.err.println("unknown role " + args[0]);
+                System.exit(64);
+            }
+        }
+        t.dispose();
+        System.exit(0);
+    }
+
+    /** The length-prefixed framing of the Reactor Netty side: the decoder strips the 4-byte length. */
+    static LengthFieldBasedFrameDecoder frameDecoder() {
+        return new LengthFieldBasedFrameDecoder(NETTY_MAX_FRAME, 0, 4, 0, 4);
+    }
+
+    // ============================================================================================== server
+
+    private static void server(Transport t) throws Exception {
+        Listener l = t.bind("uring://127.0.0.1:0").block(TIMEOUT);
+        l.accepted().subscribe(ep -> ep.receive().subscribe(new ServerSide(ep)));
+        DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
+                .doOnConnection(c -> c.addHandlerLast(frameDecoder()))
+                .handle((in, out) -> {
+                    NettyServerSide side = new NettyServerSide(out.alloc());
+                    return out.send(in.receive().handle(side::onFrame));
+                })
+                .bindNow(Duration.ofSeconds(20));
+        System.out.println("READY " + l.address() + " " + netty.port());
+        System.out.flush();
+        // Serve until the parent closes our stdin (or dies); "hot" / "cold" switch the idle strategy.
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String r = SwitchableIdle.command(line.trim());
+            System.out.println(r != null ? r : "ERROR unknown command " + line);
+            System.out.flush();
+        }
+        netty.disposeNow(Duration.ofSeconds(5));
+        l.dispose();
+    }
+
+    /** Sequence checking and allocation accounting of one streaming phase, shared by both servers. */
+    static final class Counter {
+        long received;
+        long errors;
+        long alloc0;
+        private long expected;
+
+        void onData(long seq) {
+            if (seq == 0) {
+                received = 0;
+                expected = 0;
+                errors = 0;
+                alloc0 = allocated();
+            }
+            if (seq != expected) {
+                errors++;
+            }
+            expected = seq + 1;
+            received++;
+        }
+
+        /** Writes the ACK payload (header, count, errors, bytes allocated in the phase): 32 bytes. */
+        void ack(MemorySegment to) {
+            long alloc = allocated() - alloc0;
+            to.set(JAVA_LONG_UNALIGNED, 0, header(ACK, 0));
+            to.set(JAVA_LONG_UNALIGNED, 8, received);
+            to.set(JAVA_LONG_UNALIGNED, 16, errors);
+            to.set(JAVA_LONG_UNALIGNED, 24, alloc);
+        }
+    }
+
+    /** The Rivulet server's {@code receive()} subscriber: counts and checks data, answers LAST and PING. */
+    static final class ServerSide implements CoreSubscriber<Buffer> {
+        private final Endpoint ep;
+        private final Counter counter = new Counter();
+
+        ServerSide(Endpoint ep) {
+            this.ep = ep;
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Buffer b) {
+            MemorySegment seg = b.capacitySegment();
+            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
+            int type = type(h);
+            if (type == DATA || type == LAST) {
+                counter.onData(seq(h));
+                b.release();
+                if (type == LAST) {
+                    Buffer ack = ep.memory().allocate(32);
+                    counter.ack(ack.capacitySegment());
+                    ep.send(ack).subscribe(null, UringBenchNode::report);
+                }
+            } else if (type == PING) {
+                // Zero-copy echo: the received buffer belongs to this transport's memory domain, so it can be sent.
+                seg.set(JAVA_LONG_UNALIGNED, 0, header(PONG, seq(h)));
+                ep.send(b).subscribe(null, UringBenchNode::report);
+            } else {
+                b.release();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            report(t);
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+
+    /** The Reactor Netty server's per-connection handler: the same protocol over length-prefixed frames. */
+    static final class NettyServerSide {
+        private final ByteBufAllocator alloc;
+        private final Counter counter = new Counter();
+
+        NettyServerSide(ByteBufAllocator alloc) {
+            this.alloc = alloc;
+        }
+
+        void onFrame(ByteBuf frame, SynchronousSink<ByteBuf> sink) {
+            long h = frame.getLongLE(frame.readerIndex());
+            int type = type(h);
+            if (type == DATA || type == LAST) {
+                counter.onData(seq(h));
+                if (type == LAST) {
+                    ByteBuf ack = alloc.directBuffer(4 + 32);
+                    ack.writeInt(32);
+                    counter.ack(MemorySegment.ofBuffer(ack.nioBuffer(4, 32)));
+                    sink.next(ack.writerIndex(4 + 32));
+                }
+            } else if (type == PING) {
+                int n = frame.readableBytes();
+                sink.next(alloc.directBuffer(4 + n).writeInt(n).writeLongLE(header(PONG, seq(h))).writeZero(n - 8));
+            }
+        }
+    }
+
+    // ============================================================================================== client
+
+    private static void client(Transport t, String address, int nettyPort) throws Exception {
+        Endpoint ep = t.connect(address).block(TIMEOUT);
+        ClientSide cs = new ClientSide();
+        ep.receive().subscribe(cs);
+        NettyClient netty = new NettyClient(nettyPort);
+        Client c = new Client(ep, cs, netty);
+        System.out.println("READY");
+        System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] w = line.trim().split("\\s+");
+            if (w[0].isEmpty()) {
+                continue;
+            }
+            if (w[0].equals("quit")) {
+                break;
+            }
+            String hc = SwitchableIdle.command(w[0]);
+            if (hc != null) {
+                System.out.println(hc);
+                System.out.flush();
+                continue;
+            }
+            String result;
+            try {
+                int size = Integer.parseInt(w[1]);
+                long count = Long.parseLong(w[2]);
+                result = switch (w[0]) {
+                    case "stream" -> c.stream(size, count);
+                    case "pingpong" -> c.pingpong(size, (int) count);
+                    case "netty-stream" -> c.nettyStream(size, count);
+                    case "netty-pingpong" -> c.nettyPingpong(size, (int) count);
+                    default -> throw new IllegalArgumentException("unknown command " + w[0]);
+                };
+            } catch (Throwable e) {
+                e.printStackTrace();
+                result = "ERROR " + (e.getMessage() == null ? e.toString() : e.getMessage()).replace('\n', ' ');
+            }
+            System.out.println(result);
+            System.out.flush();
+        }
+        netty.conn.disposeNow(Duration.ofSeconds(5));
+        ep.dispose();
+    }
+
+    record Ack(long count, long errors, long serverAlloc, long nanos) {
+        static Ack read(MemorySegment from, long nanos) {
+            return new Ack(from.get(JAVA_LONG_UNALIGNED, 8), from.get(JAVA_LONG_UNALIGNED, 16),
+                    from.get(JAVA_LONG_UNALIGNED, 24), nanos);
+        }
+
+        Ack check(long n) {
+            if (count != n || errors != 0) {
+                throw new IllegalStateException("server received " + count + " of " + n + " messages with " + errors
+                        + " sequence errors");
+            }
+            return this;
+        }
+    }
+
+    /** The Rivulet client's {@code receive()} subscriber: acks and pongs. */
+    static final class ClientSide implements CoreSubscriber<Buffer> {
+        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
+        volatile PingPong ping;
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Buffer b) {
+            long now = System.nanoTime();
+            MemorySegment seg = b.capacitySegment();
+            switch (type(seg.get(JAVA_LONG_UNALIGNED, 0))) {
+                case PONG -> {
+                    b.release();
+                    ping.pong(now);
+                }
+                case ACK -> {
+                    Ack a = Ack.read(seg, now);
+                    b.release();
+                    ack.complete(a);
+                }
+                default -> b.release();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            report(t);
+            ack.completeExceptionally(t);
+        }
+
+        @Override
+        public void onComplete() {
+            ack.completeExceptionally(new IllegalStateException("server closed the endpoint"));
+        }
+    }
+
+    /** The Reactor Netty client: one connection, its inbound subscriber takes acks and drives ping-pong. */
+    static final class NettyClient {
+        final Connection conn;
+        final String transport;
+        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
+        volatile NettyPingPong ping;
+
+        NettyClient(int port) {
+            conn = TcpClient.create().host("127.0.0.1").port(port)
+                    .doOnConnected(c -> c.addHandlerLast(frameDecoder()))
+                    .connectNow(Duration.ofSeconds(20));
+            // Which channel Reactor Netty picked: EpollSocketChannel when the native transport loaded.
+            transport = conn.channel().getClass().getSimpleName() + (Epoll.isAvailable() ? ""
+                    : "(epoll-unavailable:" + Epoll.unavailabilityCause() + ")");
+            conn.inbound().receive().subscribe(buf -> {
+                long now = System.nanoTime();
+                int r = buf.readerIndex();
+                switch (type(buf.getLongLE(r))) {
+                    case PONG -> ping.pong(now);
+                    case ACK -> ack.complete(Ack.read(MemorySegment.ofBuffer(buf.nioBuffer(r, 32)), now));
+                    default -> {
+                    }
+                }
+            }, UringBenchNode::report);
+        }
+    }
+
+    /** Streaming frames: pooled direct buffers of a length prefix, the header and unwritten payload. */
+    static final class NettyGen {
+        private final ByteBufAllocator alloc;
+        private final int size;
+        private long remaining;
+        private long seq;
+
+        NettyGen(ByteBufAllocator alloc, int size) {
+            this.alloc = alloc;
+            this.size = size;
+        }
+
+        NettyGen reset(long n) {
+            remaining = n;
+            seq = 0;
+            return this;
+        }
+
+        static NettyGen next(NettyGen g, SynchronousSink<ByteBuf> sink) {
+            if (g.remaining == 0) {
+                sink.complete();
+                return g;
+            }
+            ByteBuf b = g.alloc.directBuffer(4 + g.size);
+            b.writeInt(g.size).writeLongLE(header(--g.remaining == 0 ? LAST : DATA, g.seq++));
+            sink.next(b.writerIndex(4 + g.size));
+            return g;
+        }
+    }
+
+    /** Netty ping-pong on the event loop: each pong writes the next ping straight to the channel. */
+    static final class NettyPingPong {
+        private final Channel channel;
+        private final int size;
+        private final int warm;
+        private final int total;
+        final long[] rtt;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private int i;
+        private long t0;
+
+        NettyPingPong(Channel channel, int size, int warm, int count) {
+            this.channel = channel;
+            this.size = size;
+            this.warm = warm;
+            this.total = warm + count;
+            this.rtt = new long[count];
+        }
+
+        void start() {
+            channel.eventLoop().execute(() -> {
+                t0 = System.nanoTime();
+                ping();
+            });
+        }
+
+        private void ping() {
+            ByteBuf b = channel.alloc().directBuffer(4 + size);
+            b.writeInt(size).writeLongLE(header(PING, i)).writeZero(size - 8);
+            channel.writeAndFlush(b);
+        }
+
+        void pong(long now) {
+            if (i >= warm) {
+                rtt[i - warm] = now - t0;
+            }
+            if (++i < total) {
+                t0 = System.nanoTime();
+                ping();
+            } else {
+                done.complete(null);
+            }
+        }
+    }
+
+    record Client(Endpoint ep, ClientSide cs, NettyClient netty) {
+
+        private static long warmOf(long count) {
+            return Math.max(1, count / 10);
+        }
+
+        private Ack phase(BufferGen g, long n) throws Exception {
+            CompletableFuture<Ack> f = new CompletableFuture<>();
+            cs.ack = f;
+            g.reset(n);
+            ep.send(Flux.generate(() -> g, BufferGen::next)).block(TIMEOUT);
+            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check(n);
+        }
+
+        private Ack nettyPhase(NettyGen g, long n) throws Exception {
+            CompletableFuture<Ack> f = new CompletableFuture<>();
+            netty.ack = f;
+            g.reset(n);
+            netty.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
+            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check(n);
+        }
+
+        String stream(int size, long count) throws Exception {
+            BufferGen g = new BufferGen(ep.memory(), size);
+            phase(g, warmOf(count));
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            Ack a = phase(g, count);
+            return streamResult("rivulet", "io_uring", size, count, t0, a0, a);
+        }
+
+        String nettyStream(int size, long count) throws Exception {
+            NettyGen g = new NettyGen(netty.conn.channel().alloc(), size);
+            nettyPhase(g, warmOf(count));
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            Ack a = nettyPhase(g, count);
+            return streamResult("netty", netty.transport, size, count, t0, a0, a);
+        }
+
+        private static String streamResult(String impl, String transport, int size, long count, long t0, long a0,
+                                           Ack a) {
+            long a1 = allocated();
+            double secs = (a.nanos - t0) / 1e9;
+            return String.format(Locale.ROOT, "RESULT impl=%s mode=stream transport=%s size=%d count=%d seconds=%.6f "
+                            + "msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f server_alloc_b_per_msg=%.2f",
+                    impl, transport, size, count, secs, count / secs, count * (double) size / secs / 1e6,
+                    (a1 - a0) / (double) count, a.serverAlloc / (double) count);
+        }
+
+        String pingpong(int size, int count) throws Exception {
+            PingPong p = new PingPong(ep, size, Math.max(1, count / 10), count);
+            cs.ping = p;
+            p.start();
+            p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return pingResult("rivulet", "io_uring", size, p.rtt);
+        }
+
+        String nettyPingpong(int size, int count) throws Exception {
+            NettyPingPong p = new NettyPingPong(netty.conn.channel(), size, Math.max(1, count / 10), count);
+            netty.ping = p;
+            p.start();
+            p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return pingResult("netty", netty.transport, size, p.rtt);
+        }
+
+        private static String pingResult(String impl, String transport, int size, long[] r) {
+            Arrays.sort(r);
+            int count = r.length;
+            double med = r[count / 2] / 1e3;
+            return String.format(Locale.ROOT, "RESULT impl=%s mode=pingpong transport=%s size=%d count=%d "
+                            + "rtt_median_us=%.3f rtt_p99_us=%.3f rtt_min_us=%.3f oneway_median_us=%.3f", impl,
+                    transport, size, count, med, r[(int) (count * 0.99)] / 1e3, r[0] / 1e3, med / 2);
+        }
+    }
+
+    static void report(Throwable t) {
+        System.err.println("uring-bench node: " + t);
+    }
+}
