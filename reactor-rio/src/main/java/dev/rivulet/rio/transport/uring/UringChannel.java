@@ -78,7 +78,7 @@ final class UringChannel implements StreamChannel {
         if (s == null) {
             return false;
         }
-        if (staged && stagingSlot >= 0 && ring.zeroCopy()) {
+        if (staged && stagingSlot >= 0 && ring.zeroCopy(bytes.byteSize())) {
             s.prepSendZcFixed(fd, bytes, LibcSockets.MSG_NOSIGNAL, 0, stagingSlot);
         } else {
             s.prepSend(fd, bytes, LibcSockets.MSG_NOSIGNAL);

@@ -47,13 +47,14 @@ final class UringLoop implements Pollable, Waiter {
     private final MemorySegment one;
     private final Map<Integer, UringChannel> channels = new HashMap<>();
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
-    private final boolean zeroCopy;
+    /** Smallest send that goes out with SEND_ZC; {@code Long.MAX_VALUE} when the kernel lacks it or it is off. */
+    private final long zeroCopyFrom;
     private int nextId = 1;
     private boolean eventReadPosted;
     private volatile boolean closed;
 
     /** Must run on {@code loop}'s thread. */
-    UringLoop(ProgressLoop loop, int entries, int fixedSlots, boolean wantZeroCopy) {
+    UringLoop(ProgressLoop loop, int entries, int fixedSlots, boolean wantZeroCopy, int zeroCopyMinBytes) {
         this.loop = loop;
         // No COOP_TASKRUN / DEFER_TASKRUN: the loop also reaps by reading the CQ ring without entering the kernel
         // while it spins, so completions must be posted without waiting for our next io_uring_enter.
@@ -64,7 +65,7 @@ final class UringLoop implements Pollable, Waiter {
         } catch (ErrnoException e) {
             log.debug("io_uring probe failed; no zero-copy sends", e);
         }
-        this.zeroCopy = zc;
+        this.zeroCopyFrom = zc ? zeroCopyMinBytes : Long.MAX_VALUE;
         int slots = 0;
         if (fixedSlots > 0) {
             try {
@@ -83,8 +84,13 @@ final class UringLoop implements Pollable, Waiter {
         postEventRead();
     }
 
-    boolean zeroCopy() {
-        return zeroCopy;
+    /**
+     * Whether a send of {@code bytes} should use SEND_ZC. Below the threshold the page pinning and the extra
+     * notification completion per send cost more than the copy they save (io_uring_prep_send_zc(3): zero copy pays
+     * for larger payloads), and a small message, a ping-pong reply, waits for nothing but its own copy.
+     */
+    boolean zeroCopy(long bytes) {
+        return bytes >= zeroCopyFrom;
     }
 
     ProgressLoop loop() {
