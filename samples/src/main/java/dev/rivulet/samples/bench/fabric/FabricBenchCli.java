@@ -1,6 +1,7 @@
 package dev.rivulet.samples.bench.fabric;
 
 import dev.rivulet.samples.bench.ChildJvm;
+import dev.rivulet.samples.bench.CliArgs;
 import dev.rivulet.samples.bench.Machine;
 import dev.rivulet.samples.bench.NativeProgram;
 import dev.rivulet.samples.bench.Options;
@@ -8,11 +9,9 @@ import dev.rivulet.samples.bench.Results;
 import dev.rivulet.samples.bench.Results.Spread;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -78,11 +77,9 @@ public final class FabricBenchCli {
         this.runs = Integer.parseInt(o.getOrDefault("runs", "5"));
         this.idle = o.getOrDefault("idle", "spin");
         this.scale = Double.parseDouble(o.getOrDefault("scale", "1.0"));
-        this.sizes = Arrays.stream(o.getOrDefault("sizes", "64,4096,65536,1048576").split(","))
-                .map(String::trim).map(Integer::parseInt).toList();
+        this.sizes = CliArgs.sizes(o);
         this.moduleDir = moduleDir;
-        this.docs = o.containsKey("no-docs") ? null
-                : Path.of(o.getOrDefault("docs", moduleDir.resolve("../docs/benchmarks.md").normalize().toString()));
+        this.docs = CliArgs.docs(o, moduleDir);
         this.commandLine = commandLine;
         this.rendezvous = !o.containsKey("no-rendezvous");
         this.machine = new Machine(!o.containsKey("no-quiet-gate"), 120, Long.MAX_VALUE); // no cap on the sum
@@ -104,14 +101,7 @@ public final class FabricBenchCli {
                     + "[--no-quiet-gate] [--label TEXT]");
             return;
         }
-        Path module = Files.exists(Path.of("samples/src/main/c/fabric_bench.c")) ? Path.of("samples")
-                : Files.exists(Path.of("src/main/c/fabric_bench.c")) ? Path.of(".") : null;
-        if (module == null) {
-            System.err.println("run from the repository root or from samples/: src/main/c/fabric_bench.c not found");
-            System.exit(2);
-        }
-        FabricBenchCli cli = new FabricBenchCli(o, module.toAbsolutePath().normalize(), Arrays.stream(args)
-                .map(a -> a.contains(" ") ? "'" + a + "'" : a).collect(java.util.stream.Collectors.joining(" ")));
+        FabricBenchCli cli = new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args));
         long t0 = System.nanoTime();
         cli.run();
         String table = cli.report((System.nanoTime() - t0) / 1e9);
@@ -223,17 +213,9 @@ public final class FabricBenchCli {
     }
 
     private void rivulet(ChildJvm server, ChildJvm client, Test t, boolean record) throws IOException {
-        boolean hot = idle.equals("spin");
-        if (hot) {
-            server.command("hot", true);
-            client.command("hot", true);
-        }
         String mode = t.mode.equals("stream-rndv") ? "stream" : t.mode;
-        String line = client.command(mode + " " + t.size + " " + count(mode, t.size), true);
-        if (hot) {
-            server.command("cold", true);
-            client.command("cold", true);
-        }
+        String line = CliArgs.measure(server, client, idle.equals("spin"), mode + " " + t.size + " "
+                + count(mode, t.size));
         if (!line.startsWith("RESULT ")) {
             throw new IllegalStateException("rivulet " + t + " failed: " + line);
         }

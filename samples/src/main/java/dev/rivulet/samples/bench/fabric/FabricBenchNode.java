@@ -11,15 +11,19 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
+import dev.rivulet.samples.bench.ClientSide;
+import dev.rivulet.samples.bench.CommandLoop;
 import dev.rivulet.samples.bench.Options;
-import dev.rivulet.samples.bench.PingPong;
+import dev.rivulet.samples.bench.ResultLine;
+import dev.rivulet.samples.bench.SeqCounter;
+import dev.rivulet.samples.bench.ServerSide;
 import dev.rivulet.samples.bench.SwitchableIdle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SynchronousSink;
 import reactor.netty.Connection;
@@ -27,14 +31,10 @@ import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,8 +43,6 @@ import java.util.concurrent.TimeUnit;
 import static dev.rivulet.samples.bench.BenchWire.ACK;
 import static dev.rivulet.samples.bench.BenchWire.DATA;
 import static dev.rivulet.samples.bench.BenchWire.LAST;
-import static dev.rivulet.samples.bench.BenchWire.PING;
-import static dev.rivulet.samples.bench.BenchWire.PONG;
 import static dev.rivulet.samples.bench.BenchWire.TARGET;
 import static dev.rivulet.samples.bench.BenchWire.allocated;
 import static dev.rivulet.samples.bench.BenchWire.header;
@@ -118,7 +116,7 @@ public final class FabricBenchNode {
         // The RMA target: one registered buffer as large as the largest message of this configuration.
         MemoryRegion target = t.memory().register(arena.allocate(eager, 4096), Access.ALL);
         byte[] targetHandle = target.remote().toBytes();
-        l.accepted().subscribe(ep -> ep.receive().subscribe(new ServerSide(ep, targetHandle)));
+        l.accepted().subscribe(ep -> ep.receive().subscribe(new TargetServerSide(ep, targetHandle)));
         DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
                 .handle((in, out) -> {
@@ -128,14 +126,7 @@ public final class FabricBenchNode {
                 .bindNow(Duration.ofSeconds(20));
         System.out.println("READY " + l.address() + " " + netty.port());
         System.out.flush();
-        // Serve until the parent closes our stdin (or dies); "hot" / "cold" switch the idle strategy.
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String r = SwitchableIdle.command(line.trim());
-            System.out.println(r != null ? r : "ERROR unknown command " + line);
-            System.out.flush();
-        }
+        CommandLoop.serve();
         netty.disposeNow(Duration.ofSeconds(5));
         l.dispose();
         t.dispose();
@@ -143,85 +134,30 @@ public final class FabricBenchNode {
         System.exit(0);
     }
 
-    /** The server's {@code receive()} subscriber: counts and checks data, answers LAST and PING. */
-    static final class ServerSide implements CoreSubscriber<Buffer> {
-        private final Endpoint ep;
+    /** The server's {@code receive()} subscriber, which first tells the client where to put: the TARGET message. */
+    static final class TargetServerSide extends ServerSide {
         private final byte[] targetHandle;
-        private long received;
-        private long expected;
-        private long errors;
-        private long alloc0;
 
-        ServerSide(Endpoint ep, byte[] targetHandle) {
-            this.ep = ep;
+        TargetServerSide(Endpoint ep, byte[] targetHandle) {
+            super(ep, FabricBenchNode::report);
             this.targetHandle = targetHandle;
         }
 
         @Override
         public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
+            super.onSubscribe(s);
             Buffer b = ep.memory().allocate(8 + targetHandle.length);
             MemorySegment seg = b.capacitySegment();
             seg.set(JAVA_LONG_UNALIGNED, 0, header(TARGET, targetHandle.length));
             MemorySegment.copy(MemorySegment.ofArray(targetHandle), 0, seg, 8, targetHandle.length);
-            ep.send(b).subscribe(null, FabricBenchNode::report);
-        }
-
-        @Override
-        public void onNext(Buffer b) {
-            MemorySegment seg = b.capacitySegment();
-            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
-            int type = type(h);
-            if (type == DATA || type == LAST) {
-                long seq = seq(h);
-                if (seq == 0) {
-                    received = 0;
-                    expected = 0;
-                    errors = 0;
-                    alloc0 = allocated();
-                }
-                if (seq != expected) {
-                    errors++;
-                }
-                expected = seq + 1;
-                received++;
-                b.release();
-                if (type == LAST) {
-                    long alloc = allocated() - alloc0;
-                    Buffer ack = ep.memory().allocate(32);
-                    MemorySegment a = ack.capacitySegment();
-                    a.set(JAVA_LONG_UNALIGNED, 0, header(ACK, 0));
-                    a.set(JAVA_LONG_UNALIGNED, 8, received);
-                    a.set(JAVA_LONG_UNALIGNED, 16, errors);
-                    a.set(JAVA_LONG_UNALIGNED, 24, alloc);
-                    ep.send(ack).subscribe(null, FabricBenchNode::report);
-                }
-            } else if (type == PING) {
-                // Zero-copy echo: the received buffer belongs to this transport's memory domain, so it can be sent.
-                seg.set(JAVA_LONG_UNALIGNED, 0, header(PONG, seq(h)));
-                ep.send(b).subscribe(null, FabricBenchNode::report);
-            } else {
-                b.release();
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            report(t);
-        }
-
-        @Override
-        public void onComplete() {
+            ep.send(b).subscribe(null, report);
         }
     }
 
     /** The Reactor Netty server's per-connection handler: the same protocol over 64-byte frames. */
     static final class NettyCounter {
         private final ByteBufAllocator alloc;
-        private long received;
-        private long expected;
-        private long errors;
-        private long alloc0;
+        private final SeqCounter counter = new SeqCounter();
 
         NettyCounter(ByteBufAllocator alloc) {
             this.alloc = alloc;
@@ -229,23 +165,11 @@ public final class FabricBenchNode {
 
         void onFrame(ByteBuf frame, SynchronousSink<ByteBuf> sink) {
             long h = frame.getLongLE(frame.readerIndex());
-            long seq = seq(h);
-            if (seq == 0) {
-                received = 0;
-                expected = 0;
-                errors = 0;
-                alloc0 = allocated();
-            }
-            if (seq != expected) {
-                errors++;
-            }
-            expected = seq + 1;
-            received++;
+            counter.onData(seq(h));
             if (type(h) == LAST) {
                 ByteBuf ack = alloc.directBuffer(NETTY_FRAME);
-                ack.writeLongLE(header(ACK, 0)).writeLongLE(received).writeLongLE(errors)
-                        .writeLongLE(allocated() - alloc0).writeZero(NETTY_FRAME - 32);
-                sink.next(ack);
+                counter.ack(MemorySegment.ofBuffer(ack.nioBuffer(0, 32)));
+                sink.next(ack.writerIndex(32).writeZero(NETTY_FRAME - 32));
             }
         }
     }
@@ -256,7 +180,7 @@ public final class FabricBenchNode {
                                int nettyPort) throws Exception {
         Transport t = Transports.open("libfabric", config);
         Endpoint ep = t.connect(address).block(TIMEOUT);
-        ClientSide cs = new ClientSide(ep);
+        TargetClientSide cs = new TargetClientSide();
         ep.receive().subscribe(cs);
         RemoteMemory target = cs.target.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         Arena arena = Arena.ofShared();
@@ -266,40 +190,13 @@ public final class FabricBenchNode {
         Client c = new Client(provider, depth, ep, cs, target, source, netty);
         System.out.println("READY");
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] w = line.trim().split("\\s+");
-            if (w[0].isEmpty()) {
-                continue;
-            }
-            if (w[0].equals("quit")) {
-                break;
-            }
-            String hc = SwitchableIdle.command(w[0]);
-            if (hc != null) {
-                System.out.println(hc);
-                System.out.flush();
-                continue;
-            }
-            String result;
-            try {
-                int size = Integer.parseInt(w[1]);
-                long count = Long.parseLong(w[2]);
-                result = switch (w[0]) {
-                    case "stream" -> c.stream(size, count);
-                    case "write" -> c.write(size, count);
-                    case "pingpong" -> c.pingpong(size, (int) count);
-                    case "netty" -> c.netty(count);
-                    default -> throw new IllegalArgumentException("unknown command " + w[0]);
-                };
-            } catch (Throwable e) {
-                e.printStackTrace();
-                result = "ERROR " + (e.getMessage() == null ? e.toString() : e.getMessage()).replace('\n', ' ');
-            }
-            System.out.println(result);
-            System.out.flush();
-        }
+        CommandLoop.run((mode, size, count) -> switch (mode) {
+            case "stream" -> c.stream(size, count);
+            case "write" -> c.write(size, count);
+            case "pingpong" -> c.pingpong(size, (int) count);
+            case "netty" -> c.netty(count);
+            default -> throw new IllegalArgumentException("unknown command " + mode);
+        });
         if (netty != null) {
             netty.conn.disposeNow(Duration.ofSeconds(5));
         }
@@ -309,62 +206,29 @@ public final class FabricBenchNode {
         System.exit(0);
     }
 
-    record Ack(long count, long errors, long serverAlloc, long nanos) {
-    }
-
-    /** The client's {@code receive()} subscriber: the server's target handle, acks and pongs. */
-    static final class ClientSide implements CoreSubscriber<Buffer> {
+    /** The client's {@code receive()} subscriber, which also takes the server's TARGET: where to put. */
+    static final class TargetClientSide extends ClientSide {
         final CompletableFuture<RemoteMemory> target = new CompletableFuture<>();
-        private final Endpoint ep;
-        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
-        volatile PingPong ping;
 
-        ClientSide(Endpoint ep) {
-            this.ep = ep;
+        TargetClientSide() {
+            super(FabricBenchNode::report);
         }
 
         @Override
-        public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Buffer b) {
-            long now = System.nanoTime();
-            MemorySegment seg = b.capacitySegment();
-            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
-            switch (type(h)) {
-                case PONG -> {
-                    b.release();
-                    ping.pong(now);
-                }
-                case ACK -> {
-                    Ack a = new Ack(seg.get(JAVA_LONG_UNALIGNED, 8), seg.get(JAVA_LONG_UNALIGNED, 16),
-                            seg.get(JAVA_LONG_UNALIGNED, 24), now);
-                    b.release();
-                    ack.complete(a);
-                }
-                case TARGET -> {
-                    byte[] handle = seg.asSlice(8, seq(h)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-                    b.release();
-                    target.complete(RemoteMemory.fromBytes(handle));
-                }
-                default -> b.release();
+        protected void onOther(long h, MemorySegment seg, Buffer b) {
+            if (type(h) != TARGET) {
+                super.onOther(h, seg, b);
+                return;
             }
+            byte[] handle = seg.asSlice(8, seq(h)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            b.release();
+            target.complete(RemoteMemory.fromBytes(handle));
         }
 
         @Override
-        public void onError(Throwable t) {
-            report(t);
-            target.completeExceptionally(t);
-            ack.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            IllegalStateException e = new IllegalStateException("server closed the endpoint");
+        protected void fail(Throwable e) {
             target.completeExceptionally(e);
-            ack.completeExceptionally(e);
+            super.fail(e);
         }
     }
 
@@ -413,42 +277,29 @@ public final class FabricBenchNode {
         }
     }
 
-    record Client(String provider, int depth, Endpoint ep, ClientSide cs, RemoteMemory target, MemoryRegion source,
+    record Client(String provider, int depth, Endpoint ep, TargetClientSide cs, RemoteMemory target, MemoryRegion source,
                   NettyClient nettyClient) {
 
         private static long warmOf(long count) {
             return Math.max(1, count / 10);
         }
 
-        private Ack phase(BufferGen g, long n) throws Exception {
-            CompletableFuture<Ack> f = new CompletableFuture<>();
-            cs.ack = f;
-            g.reset(n);
-            ep.send(Flux.generate(() -> g, BufferGen::next)).block(TIMEOUT);
-            Ack a = f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            if (a.count != n || a.errors != 0) {
-                throw new IllegalStateException("server received " + a.count + " of " + n + " messages with "
-                        + a.errors + " sequence errors");
-            }
-            return a;
-        }
-
         String stream(int size, long count) throws Exception {
             BufferGen g = new BufferGen(ep.memory(), size);
-            phase(g, warmOf(count));
+            cs.phase(ep, g, warmOf(count), TIMEOUT);
             EndpointStats s0 = ep.stats().block(TIMEOUT);
             long a0 = allocated();
             long t0 = System.nanoTime();
-            Ack a = phase(g, count);
+            Ack a = cs.phase(ep, g, count, TIMEOUT);
             long a1 = allocated();
             EndpointStats s1 = ep.stats().block(TIMEOUT);
-            double secs = (a.nanos - t0) / 1e9;
+            double secs = (a.nanos() - t0) / 1e9;
             long frames = s1.coalescedFrames() - s0.coalescedFrames();
             return String.format(Locale.ROOT, "RESULT impl=rivulet mode=stream provider=%s size=%d count=%d "
                             + "window=%d seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
                             + "server_alloc_b_per_msg=%.2f coalesced_frames=%d credit_stalls=%d retries=%d", provider,
                     size, count, depth, secs, count / secs, count * (double) size / secs / 1e6,
-                    (a1 - a0) / (double) count, a.serverAlloc / (double) count, frames,
+                    (a1 - a0) / (double) count, a.serverAlloc() / (double) count, frames,
                     s1.creditStalls() - s0.creditStalls(), s1.noResourceRetries() - s0.noResourceRetries());
         }
 
@@ -473,16 +324,8 @@ public final class FabricBenchNode {
         }
 
         String pingpong(int size, int count) throws Exception {
-            PingPong p = new PingPong(ep, size, Math.max(1, count / 10), count);
-            cs.ping = p;
-            p.start();
-            p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            long[] r = p.rtt;
-            Arrays.sort(r);
-            double med = r[count / 2] / 1e3;
-            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=pingpong provider=%s size=%d count=%d "
-                            + "rtt_median_us=%.3f rtt_p99_us=%.3f rtt_min_us=%.3f oneway_median_us=%.3f", provider,
-                    size, count, med, r[(int) (count * 0.99)] / 1e3, r[0] / 1e3, med / 2);
+            return ResultLine.pingpong("rivulet", "provider=" + provider, size,
+                    cs.pingpong(ep, size, count, TIMEOUT));
         }
 
         private Ack nettyPhase(NettyGen g, long n) throws Exception {
@@ -490,12 +333,7 @@ public final class FabricBenchNode {
             nettyClient.ack = f;
             g.reset(n);
             nettyClient.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
-            Ack a = f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            if (a.count != n || a.errors != 0) {
-                throw new IllegalStateException("netty server received " + a.count + " of " + n + " messages with "
-                        + a.errors + " sequence errors");
-            }
-            return a;
+            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check("netty server", n);
         }
 
         String netty(long count) throws Exception {
@@ -508,12 +346,12 @@ public final class FabricBenchNode {
             long t0 = System.nanoTime();
             Ack a = nettyPhase(g, count);
             long a1 = allocated();
-            double secs = (a.nanos - t0) / 1e9;
+            double secs = (a.nanos() - t0) / 1e9;
             return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
                             + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
                             + "server_alloc_b_per_msg=%.2f", NETTY_FRAME, count, secs, count / secs,
                     count * (double) NETTY_FRAME / secs / 1e6, (a1 - a0) / (double) count,
-                    a.serverAlloc / (double) count);
+                    a.serverAlloc() / (double) count);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rivulet.samples.bench.uring;
 
 import dev.rivulet.samples.bench.ChildJvm;
+import dev.rivulet.samples.bench.CliArgs;
 import dev.rivulet.samples.bench.Machine;
 import dev.rivulet.samples.bench.NativeProgram;
 import dev.rivulet.samples.bench.Options;
@@ -8,11 +9,9 @@ import dev.rivulet.samples.bench.Results;
 import dev.rivulet.samples.bench.Results.Spread;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -70,11 +69,9 @@ public final class UringBenchCli {
         this.runs = Integer.parseInt(o.getOrDefault("runs", "3"));
         this.idle = o.getOrDefault("idle", "default");
         this.scale = Double.parseDouble(o.getOrDefault("scale", "1.0"));
-        this.sizes = Arrays.stream(o.getOrDefault("sizes", "64,4096,65536,1048576").split(","))
-                .map(String::trim).map(Integer::parseInt).toList();
+        this.sizes = CliArgs.sizes(o);
         this.moduleDir = moduleDir;
-        this.docs = o.containsKey("no-docs") ? null
-                : Path.of(o.getOrDefault("docs", moduleDir.resolve("../docs/benchmarks.md").normalize().toString()));
+        this.docs = CliArgs.docs(o, moduleDir);
         // The quiet gate waits at most 30 s per measurement and --max-wait seconds in all, so that an invocation on
         // a machine that stays busy still ends in about ten minutes (the measurements that ran busy are reported).
         this.machine = new Machine(!o.containsKey("no-quiet-gate"), 30,
@@ -95,14 +92,7 @@ public final class UringBenchCli {
                     + "[--no-quiet-gate] [--label TEXT] [--uring uring.option=value,...]");
             return;
         }
-        Path module = Files.exists(Path.of("samples/src/main/c/tcp_bench.c")) ? Path.of("samples")
-                : Files.exists(Path.of("src/main/c/tcp_bench.c")) ? Path.of(".") : null;
-        if (module == null) {
-            System.err.println("run from the repository root or from samples/: src/main/c/tcp_bench.c not found");
-            System.exit(2);
-        }
-        UringBenchCli cli = new UringBenchCli(o, module.toAbsolutePath().normalize(), Arrays.stream(args)
-                .map(a -> a.contains(" ") ? "'" + a + "'" : a).collect(Collectors.joining(" ")));
+        UringBenchCli cli = new UringBenchCli(o, CliArgs.moduleDir("tcp_bench.c"), CliArgs.commandLine(args));
         long t0 = System.nanoTime();
         cli.run();
         String table = cli.report((System.nanoTime() - t0) / 1e9);
@@ -173,16 +163,8 @@ public final class UringBenchCli {
             throws IOException {
         // Only Rivulet's progress threads spin; Netty's event loops block in epoll_wait either way.
         boolean hot = idle.equals("spin") && impl.equals(RIVULET);
-        if (hot) {
-            server.command("hot", true);
-            client.command("hot", true);
-        }
         String command = (impl.equals(NETTY) ? "netty-" : "") + mode;
-        String line = client.command(command + " " + size + " " + count(mode, size), true);
-        if (hot) {
-            server.command("cold", true);
-            client.command("cold", true);
-        }
+        String line = CliArgs.measure(server, client, hot, command + " " + size + " " + count(mode, size));
         if (!line.startsWith("RESULT ")) {
             throw new IllegalStateException(command + " " + size + " failed: " + line);
         }

@@ -4,19 +4,21 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.rio.transport.uring.UringTransportProvider;
+import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
+import dev.rivulet.samples.bench.ClientSide;
+import dev.rivulet.samples.bench.CommandLoop;
 import dev.rivulet.samples.bench.Options;
-import dev.rivulet.samples.bench.PingPong;
+import dev.rivulet.samples.bench.ResultLine;
+import dev.rivulet.samples.bench.SeqCounter;
+import dev.rivulet.samples.bench.ServerSide;
 import dev.rivulet.samples.bench.SwitchableIdle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SynchronousSink;
 import reactor.netty.Connection;
@@ -24,12 +26,8 @@ import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -44,7 +42,6 @@ import static dev.rivulet.samples.bench.BenchWire.allocated;
 import static dev.rivulet.samples.bench.BenchWire.header;
 import static dev.rivulet.samples.bench.BenchWire.seq;
 import static dev.rivulet.samples.bench.BenchWire.type;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * One side of {@link UringBenchCli}'s JVM measurements, run in a JVM of its own so that client and server are two
@@ -114,7 +111,7 @@ public final class UringBenchNode {
 
     private static void server(Transport t) throws Exception {
         Listener l = t.bind("uring://127.0.0.1:0").block(TIMEOUT);
-        l.accepted().subscribe(ep -> ep.receive().subscribe(new ServerSide(ep)));
+        l.accepted().subscribe(ep -> ep.receive().subscribe(new ServerSide(ep, UringBenchNode::report)));
         DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(frameDecoder()))
                 .handle((in, out) -> {
@@ -124,99 +121,15 @@ public final class UringBenchNode {
                 .bindNow(Duration.ofSeconds(20));
         System.out.println("READY " + l.address() + " " + netty.port());
         System.out.flush();
-        // Serve until the parent closes our stdin (or dies); "hot" / "cold" switch the idle strategy.
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String r = SwitchableIdle.command(line.trim());
-            System.out.println(r != null ? r : "ERROR unknown command " + line);
-            System.out.flush();
-        }
+        CommandLoop.serve();
         netty.disposeNow(Duration.ofSeconds(5));
         l.dispose();
-    }
-
-    /** Sequence checking and allocation accounting of one streaming phase, shared by both servers. */
-    static final class Counter {
-        long received;
-        long errors;
-        long alloc0;
-        private long expected;
-
-        void onData(long seq) {
-            if (seq == 0) {
-                received = 0;
-                expected = 0;
-                errors = 0;
-                alloc0 = allocated();
-            }
-            if (seq != expected) {
-                errors++;
-            }
-            expected = seq + 1;
-            received++;
-        }
-
-        /** Writes the ACK payload (header, count, errors, bytes allocated in the phase): 32 bytes. */
-        void ack(MemorySegment to) {
-            long alloc = allocated() - alloc0;
-            to.set(JAVA_LONG_UNALIGNED, 0, header(ACK, 0));
-            to.set(JAVA_LONG_UNALIGNED, 8, received);
-            to.set(JAVA_LONG_UNALIGNED, 16, errors);
-            to.set(JAVA_LONG_UNALIGNED, 24, alloc);
-        }
-    }
-
-    /** The Rivulet server's {@code receive()} subscriber: counts and checks data, answers LAST and PING. */
-    static final class ServerSide implements CoreSubscriber<Buffer> {
-        private final Endpoint ep;
-        private final Counter counter = new Counter();
-
-        ServerSide(Endpoint ep) {
-            this.ep = ep;
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Buffer b) {
-            MemorySegment seg = b.capacitySegment();
-            long h = seg.get(JAVA_LONG_UNALIGNED, 0);
-            int type = type(h);
-            if (type == DATA || type == LAST) {
-                counter.onData(seq(h));
-                b.release();
-                if (type == LAST) {
-                    Buffer ack = ep.memory().allocate(32);
-                    counter.ack(ack.capacitySegment());
-                    ep.send(ack).subscribe(null, UringBenchNode::report);
-                }
-            } else if (type == PING) {
-                // Zero-copy echo: the received buffer belongs to this transport's memory domain, so it can be sent.
-                seg.set(JAVA_LONG_UNALIGNED, 0, header(PONG, seq(h)));
-                ep.send(b).subscribe(null, UringBenchNode::report);
-            } else {
-                b.release();
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            report(t);
-        }
-
-        @Override
-        public void onComplete() {
-        }
     }
 
     /** The Reactor Netty server's per-connection handler: the same protocol over length-prefixed frames. */
     static final class NettyServerSide {
         private final ByteBufAllocator alloc;
-        private final Counter counter = new Counter();
+        private final SeqCounter counter = new SeqCounter();
 
         NettyServerSide(ByteBufAllocator alloc) {
             this.alloc = alloc;
@@ -244,103 +157,21 @@ public final class UringBenchNode {
 
     private static void client(Transport t, String address, int nettyPort) throws Exception {
         Endpoint ep = t.connect(address).block(TIMEOUT);
-        ClientSide cs = new ClientSide();
+        ClientSide cs = new ClientSide(UringBenchNode::report);
         ep.receive().subscribe(cs);
         NettyClient netty = new NettyClient(nettyPort);
         Client c = new Client(ep, cs, netty);
         System.out.println("READY");
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] w = line.trim().split("\\s+");
-            if (w[0].isEmpty()) {
-                continue;
-            }
-            if (w[0].equals("quit")) {
-                break;
-            }
-            String hc = SwitchableIdle.command(w[0]);
-            if (hc != null) {
-                System.out.println(hc);
-                System.out.flush();
-                continue;
-            }
-            String result;
-            try {
-                int size = Integer.parseInt(w[1]);
-                long count = Long.parseLong(w[2]);
-                result = switch (w[0]) {
-                    case "stream" -> c.stream(size, count);
-                    case "pingpong" -> c.pingpong(size, (int) count);
-                    case "netty-stream" -> c.nettyStream(size, count);
-                    case "netty-pingpong" -> c.nettyPingpong(size, (int) count);
-                    default -> throw new IllegalArgumentException("unknown command " + w[0]);
-                };
-            } catch (Throwable e) {
-                e.printStackTrace();
-                result = "ERROR " + (e.getMessage() == null ? e.toString() : e.getMessage()).replace('\n', ' ');
-            }
-            System.out.println(result);
-            System.out.flush();
-        }
+        CommandLoop.run((mode, size, count) -> switch (mode) {
+            case "stream" -> c.stream(size, count);
+            case "pingpong" -> c.pingpong(size, (int) count);
+            case "netty-stream" -> c.nettyStream(size, count);
+            case "netty-pingpong" -> c.nettyPingpong(size, (int) count);
+            default -> throw new IllegalArgumentException("unknown command " + mode);
+        });
         netty.conn.disposeNow(Duration.ofSeconds(5));
         ep.dispose();
-    }
-
-    record Ack(long count, long errors, long serverAlloc, long nanos) {
-        static Ack read(MemorySegment from, long nanos) {
-            return new Ack(from.get(JAVA_LONG_UNALIGNED, 8), from.get(JAVA_LONG_UNALIGNED, 16),
-                    from.get(JAVA_LONG_UNALIGNED, 24), nanos);
-        }
-
-        Ack check(long n) {
-            if (count != n || errors != 0) {
-                throw new IllegalStateException("server received " + count + " of " + n + " messages with " + errors
-                        + " sequence errors");
-            }
-            return this;
-        }
-    }
-
-    /** The Rivulet client's {@code receive()} subscriber: acks and pongs. */
-    static final class ClientSide implements CoreSubscriber<Buffer> {
-        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
-        volatile PingPong ping;
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Buffer b) {
-            long now = System.nanoTime();
-            MemorySegment seg = b.capacitySegment();
-            switch (type(seg.get(JAVA_LONG_UNALIGNED, 0))) {
-                case PONG -> {
-                    b.release();
-                    ping.pong(now);
-                }
-                case ACK -> {
-                    Ack a = Ack.read(seg, now);
-                    b.release();
-                    ack.complete(a);
-                }
-                default -> b.release();
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            report(t);
-            ack.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            ack.completeExceptionally(new IllegalStateException("server closed the endpoint"));
-        }
     }
 
     /** The Reactor Netty client: one connection, its inbound subscriber takes acks and drives ping-pong. */
@@ -451,28 +282,20 @@ public final class UringBenchNode {
             return Math.max(1, count / 10);
         }
 
-        private Ack phase(BufferGen g, long n) throws Exception {
-            CompletableFuture<Ack> f = new CompletableFuture<>();
-            cs.ack = f;
-            g.reset(n);
-            ep.send(Flux.generate(() -> g, BufferGen::next)).block(TIMEOUT);
-            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check(n);
-        }
-
         private Ack nettyPhase(NettyGen g, long n) throws Exception {
             CompletableFuture<Ack> f = new CompletableFuture<>();
             netty.ack = f;
             g.reset(n);
             netty.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
-            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check(n);
+            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check("server", n);
         }
 
         String stream(int size, long count) throws Exception {
             BufferGen g = new BufferGen(ep.memory(), size);
-            phase(g, warmOf(count));
+            cs.phase(ep, g, warmOf(count), TIMEOUT);
             long a0 = allocated();
             long t0 = System.nanoTime();
-            Ack a = phase(g, count);
+            Ack a = cs.phase(ep, g, count, TIMEOUT);
             return streamResult("rivulet", "io_uring", size, count, t0, a0, a);
         }
 
@@ -488,19 +311,15 @@ public final class UringBenchNode {
         private static String streamResult(String impl, String transport, int size, long count, long t0, long a0,
                                            Ack a) {
             long a1 = allocated();
-            double secs = (a.nanos - t0) / 1e9;
+            double secs = (a.nanos() - t0) / 1e9;
             return String.format(Locale.ROOT, "RESULT impl=%s mode=stream transport=%s size=%d count=%d seconds=%.6f "
                             + "msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f server_alloc_b_per_msg=%.2f",
                     impl, transport, size, count, secs, count / secs, count * (double) size / secs / 1e6,
-                    (a1 - a0) / (double) count, a.serverAlloc / (double) count);
+                    (a1 - a0) / (double) count, a.serverAlloc() / (double) count);
         }
 
         String pingpong(int size, int count) throws Exception {
-            PingPong p = new PingPong(ep, size, Math.max(1, count / 10), count);
-            cs.ping = p;
-            p.start();
-            p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            return pingResult("rivulet", "io_uring", size, p.rtt);
+            return ResultLine.pingpong("rivulet", "transport=io_uring", size, cs.pingpong(ep, size, count, TIMEOUT));
         }
 
         String nettyPingpong(int size, int count) throws Exception {
@@ -508,16 +327,7 @@ public final class UringBenchNode {
             netty.ping = p;
             p.start();
             p.done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            return pingResult("netty", netty.transport, size, p.rtt);
-        }
-
-        private static String pingResult(String impl, String transport, int size, long[] r) {
-            Arrays.sort(r);
-            int count = r.length;
-            double med = r[count / 2] / 1e3;
-            return String.format(Locale.ROOT, "RESULT impl=%s mode=pingpong transport=%s size=%d count=%d "
-                            + "rtt_median_us=%.3f rtt_p99_us=%.3f rtt_min_us=%.3f oneway_median_us=%.3f", impl,
-                    transport, size, count, med, r[(int) (count * 0.99)] / 1e3, r[0] / 1e3, med / 2);
+            return ResultLine.pingpong("netty", "transport=" + netty.transport, size, p.rtt);
         }
     }
 
