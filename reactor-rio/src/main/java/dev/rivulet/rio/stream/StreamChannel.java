@@ -19,6 +19,9 @@ public interface StreamChannel {
     /** Completion flag: the zero-copy notification; the kernel no longer reads the send's memory. */
     int F_NOTIF = 2;
 
+    /** On the progress loop's thread, before anything else: binds {@code wire} and starts receiving. */
+    void attach(StreamWire wire);
+
     /** Where frames are staged for sending (registered with the system layer where it can). */
     MemorySegment stagingBuffer();
 

@@ -50,7 +50,8 @@ final class RioChannel implements StreamChannel {
     }
 
     /** On the loop thread: creates the request queue (one send, one receive outstanding) and starts receiving. */
-    void attach(StreamWire w) {
+    @Override
+    public void attach(StreamWire w) {
         this.wire = w;
         this.id = loop.add(this);
         this.requestQueue = rio.createRequestQueue(socket, 1, 1, 1, 1, loop.completionQueue(),

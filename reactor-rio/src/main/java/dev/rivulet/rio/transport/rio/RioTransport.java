@@ -1,24 +1,19 @@
 package dev.rivulet.rio.transport.rio;
 
-import dev.rivulet.core.Capabilities;
-import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.AbstractTransport;
-import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
 import dev.rivulet.rio.stream.StreamAddress;
-import dev.rivulet.rio.stream.StreamTransportSettings;
+import dev.rivulet.rio.stream.StreamChannel;
+import dev.rivulet.rio.stream.StreamTransport;
 import dev.rivulet.rio.stream.StreamWire;
 import dev.rivulet.rio.windows.RioFunctions;
 import dev.rivulet.rio.windows.WinErrorException;
 import dev.rivulet.rio.windows.WinsockConstants;
 import dev.rivulet.rio.windows.Ws2_32;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import java.lang.foreign.Arena;
 import java.net.Inet6Address;
@@ -32,29 +27,25 @@ import java.time.Duration;
  *
  * <p>Connections are set up with blocking Winsock calls off the progress loop ({@code connect} on a bounded-elastic
  * thread, {@code accept} on the listener's thread) on sockets created with {@code WSA_FLAG_REGISTERED_IO}; accepted
- * sockets inherit the flag. Options: those of {@link StreamTransportSettings} under {@code rio.}, plus
+ * sockets inherit the flag. Options: those of {@link dev.rivulet.rio.stream.StreamTransportSettings} under {@code rio.}, plus
  * {@code rio.completionQueueSize} (entries per loop's completion queue, 1024: every connection keeps one send and one
  * receive outstanding, so a loop serves up to half that many; beyond it {@code RIOCreateRequestQueue} answers
  * {@code WSAENOBUFS}, reported as a {@link TransportException}).
  *
  * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
  */
-public final class RioTransport extends AbstractTransport {
+public final class RioTransport extends StreamTransport {
 
     public static final String SCHEME = "rio";
 
     private final Ws2_32 ws;
     private final RioFunctions rio;
-    private final Capabilities caps;
-    private final StreamTransportSettings settings;
     private final int completionQueueSize;
     private final PerLoop<RioLoop> loops = new PerLoop<>("RIO completion queue", this::startLoop);
 
     RioTransport(TransportConfig config) {
-        super(RioTransportProvider.NAME, config, StreamTransportSettings::softwareRegistration);
-        this.settings = StreamTransportSettings.from(config, "rio.");
+        super(RioTransportProvider.NAME, SCHEME, config, 5e9, Duration.ofNanos(15_000));
         this.completionQueueSize = config.intOption("rio.completionQueueSize", 1024);
-        this.caps = settings.capabilities(RioTransportProvider.NAME, config, 5e9, Duration.ofNanos(15_000));
         Ws2_32 opened = null;
         try {
             opened = Ws2_32.open();
@@ -85,54 +76,33 @@ public final class RioTransport extends AbstractTransport {
     }
 
     @Override
-    public Capabilities capabilities() {
-        return caps;
+    protected long connectSocket(String address, InetSocketAddress target) {
+        long socket = newSocket(target);
+        try (Arena scratch = Arena.ofConfined()) {
+            ws.connect(socket, Ws2_32.sockaddr(scratch, target));
+            ws.setsockopt(socket, WinsockConstants.IPPROTO_TCP, WinsockConstants.TCP_NODELAY, 1);
+            return socket;
+        } catch (WinErrorException e) {
+            closeSocket(socket);
+            if (e.code() == WinsockConstants.WSAECONNREFUSED) {
+                throw new ConnectionRefusedException("nobody listens at " + address + ": " + e.getMessage(),
+                        RioTransportProvider.NAME, e.code(), WinErrorException.name(e.code()), e);
+            }
+            throw failure("connect to " + address, e);
+        }
     }
 
     @Override
-    public Mono<Endpoint> connect(String address) {
-        return Mono.fromCallable(() -> {
-            checkOpen();
-            InetSocketAddress target = parse(address);
-            long socket = newSocket(target);
-            try (Arena scratch = Arena.ofConfined()) {
-                ws.connect(socket, Ws2_32.sockaddr(scratch, target));
-                ws.setsockopt(socket, WinsockConstants.IPPROTO_TCP, WinsockConstants.TCP_NODELAY, 1);
-            } catch (WinErrorException e) {
-                closeQuietly(socket);
-                if (e.code() == WinsockConstants.WSAECONNREFUSED) {
-                    throw new ConnectionRefusedException("nobody listens at " + address + ": " + e.getMessage(),
-                            RioTransportProvider.NAME, e.code(), WinErrorException.name(e.code()), e);
-                }
-                throw failure("connect to " + address, e);
-            }
-            try {
-                return (Endpoint) attach(socket, format(target));
-            } catch (RuntimeException e) {
-                closeQuietly(socket);
-                throw e;
-            }
-        }).subscribeOn(Schedulers.boundedElastic());
-    }
-
-    @Override
-    public Mono<Listener> bind(String address) {
-        return Mono.fromCallable(() -> {
-            checkOpen();
-            InetSocketAddress at = parse(address);
-            long socket = newSocket(at);
-            try (Arena scratch = Arena.ofConfined()) {
-                ws.bind(socket, Ws2_32.sockaddr(scratch, at));
-                ws.listen(socket, 512);
-                RioListener l = new RioListener(this, ws, socket, format(ws.localAddress(socket)));
-                track(l);
-                l.start();
-                return (Listener) l;
-            } catch (WinErrorException e) {
-                closeQuietly(socket);
-                throw failure("bind to " + address, e);
-            }
-        });
+    protected AcceptingListener listen(String address, InetSocketAddress at) {
+        long socket = newSocket(at);
+        try (Arena scratch = Arena.ofConfined()) {
+            ws.bind(socket, Ws2_32.sockaddr(scratch, at));
+            ws.listen(socket, 512);
+            return new RioListener(this, ws, socket, addressOf(ws.localAddress(socket)));
+        } catch (WinErrorException e) {
+            closeSocket(socket);
+            throw failure("bind to " + address, e);
+        }
     }
 
     private long newSocket(InetSocketAddress a) {
@@ -144,22 +114,13 @@ public final class RioTransport extends AbstractTransport {
         }
     }
 
-    /** Makes the endpoint of a connected registered-I/O socket, on the next progress loop and its completion queue. */
-    EndpointEngine attach(long socket, String remote) {
-        checkOpen();
-        ProgressLoop loop = progress.nextLoop();
-        RioLoop rioLoop = loops.of(loop);
-        RioChannel channel;
+    @Override
+    protected StreamChannel newChannel(ProgressLoop loop, long socket, String remote) {
         try {
-            channel = new RioChannel(rioLoop, socket, settings.stagingBytes(), settings.receiveBytes());
+            return new RioChannel(loops.of(loop), socket, settings.stagingBytes(), settings.receiveBytes());
         } catch (WinErrorException e) {
             throw failure("registering the buffers of " + remote, e);
         }
-        StreamWire wire = new StreamWire(channel, memory, caps, remote, settings.copyLimit(),
-                settings.maxBatchBytes());
-        // Runs before the endpoint's registration and first operation: the loop runs tasks in order.
-        loop.execute(() -> channel.attach(wire));
-        return newEndpoint(wire, loop);
     }
 
     private RioLoop startLoop(ProgressLoop loop) {
@@ -183,7 +144,8 @@ public final class RioTransport extends AbstractTransport {
                 e);
     }
 
-    private void closeQuietly(long socket) {
+    @Override
+    protected void closeSocket(long socket) {
         try {
             ws.closeSocket(socket);
         } catch (WinErrorException e) {

@@ -43,7 +43,8 @@ final class UringChannel implements StreamChannel {
     }
 
     /** Joins the ring and starts receiving; on the loop thread, before the endpoint's first operation. */
-    void attach(StreamWire w) {
+    @Override
+    public void attach(StreamWire w) {
         this.wire = w;
         this.id = ring.add(this);
         this.stagingSlot = ring.registerFixed(staging);

@@ -41,7 +41,7 @@ final class UringListener extends AcceptingListener {
     protected Endpoint attach(long socket) {
         int conn = (int) socket;
         LibcSockets.setsockopt(conn, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_NODELAY, 1);
-        return transport.attach(conn, UringTransport.format(LibcSockets.remoteAddress(conn)));
+        return transport.attach(socket, UringTransport.format(LibcSockets.remoteAddress(conn)));
     }
 
     @Override
