@@ -10,7 +10,9 @@ import java.util.function.IntFunction;
  * Cuts a byte stream into frames. A stream socket hands over arbitrary chunks, so a header or a payload may be
  * split anywhere; the parser keeps a partial header in a 16-byte scratch segment and copies a payload straight into
  * a pooled {@link Buffer} of the frame's size as its bytes arrive, so each chunk is consumed completely and the
- * receive buffer can be reposted at once. Not thread-safe: one parser per connection, fed by its progress thread.
+ * receive buffer can be reposted at once. The rest of a large payload may instead be received straight into it
+ * ({@link #payloadRemainder()}, {@link #filled}). Not thread-safe: one parser per connection, fed by its progress
+ * thread.
  */
 public final class FrameParser {
 
@@ -93,6 +95,32 @@ public final class FrameParser {
         payloadFill = 0;
         payload = allocator.apply(payloadLength);
         payload.length(payloadLength);
+    }
+
+    /** Bytes still missing from the payload being filled; 0 between payloads (also while inside a header). */
+    public int payloadRemaining() {
+        return payload == null ? 0 : payloadLength - payloadFill;
+    }
+
+    /**
+     * Where the rest of the current payload goes, for a receive straight into it (no pass through the receive
+     * buffer); only while {@link #payloadRemaining()} {@code > 0}. Exactly the missing bytes, nothing beyond.
+     */
+    public MemorySegment payloadRemainder() {
+        return payload.capacitySegment().asSlice(payloadFill, payloadLength - payloadFill);
+    }
+
+    /** Accounts {@code n} bytes received into {@link #payloadRemainder()}; hands the frame over once complete. */
+    public void filled(int n, Sink sink) {
+        if (payload == null || n < 0 || n > payloadLength - payloadFill) {
+            throw new IllegalStateException("filled(" + n + ") with " + payloadRemaining() + " bytes missing");
+        }
+        payloadFill += n;
+        if (payloadFill == payloadLength) {
+            Buffer done = payload;
+            payload = null;
+            sink.frame(kind, tag, done);
+        }
     }
 
     /** Whether the parser is between frames (nothing partial held). */

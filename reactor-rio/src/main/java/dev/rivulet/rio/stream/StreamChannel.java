@@ -34,8 +34,42 @@ public interface StreamChannel {
      */
     boolean postSend(int token, MemorySegment bytes, boolean staged);
 
+    /**
+     * The most parts one {@link #postGather} write may carry; 1 where the system layer has no gather send, and the
+     * wire then writes part by part.
+     */
+    default int maxGatherParts() {
+        return 1;
+    }
+
+    /**
+     * Posts one write of {@code parts[0..count)} in this order (2 &le; count &le; {@link #maxGatherParts()}), each a
+     * slice of {@link #stagingBuffer()} or of a pooled message buffer; it completes once, with the number of bytes
+     * the kernel took from the front of the list. Returns false when the submission queue is full.
+     */
+    default boolean postGather(int token, MemorySegment[] parts, int count) {
+        throw new UnsupportedOperationException(provider() + " has no gather send");
+    }
+
     /** Posts a receive into {@code into}, a slice of {@link #receiveBuffer()}; false when the queue is full. */
     boolean postReceive(int token, MemorySegment into);
+
+    /**
+     * Whether {@link #postScatterReceive} is available, so the rest of a large payload can land in its own pooled
+     * buffer without a second copy. False where receives need registered memory (RIO).
+     */
+    default boolean scatterReceives() {
+        return false;
+    }
+
+    /**
+     * Posts one receive that fills {@code first} (the rest of a payload, in a pooled message buffer) and then
+     * {@code then} (a slice of {@link #receiveBuffer()}); it completes once with the total byte count. False when
+     * the queue is full.
+     */
+    default boolean postScatterReceive(int token, MemorySegment first, MemorySegment then) {
+        throw new UnsupportedOperationException(provider() + " has no scatter receive");
+    }
 
     /** {@code shutdown(2)}: stop sending ({@code both = false}, after the last write) or everything. */
     void shutdown(boolean both);

@@ -40,13 +40,17 @@ import java.util.Iterator;
  * payloads up to {@code copyLimit}, are copied into the registered staging buffer, where they accumulate into a
  * <em>unit</em> while the previous write is in flight: the coalescing TCP would otherwise do with Nagle, without its
  * delay. A larger payload is not copied: its header closes the current unit and the payload follows as a unit of
- * its own, sent straight from the message's registered buffer. A send completes locally when the kernel took all of
+ * its own, sent straight from the message's registered buffer. Where the channel has a gather send, the next write
+ * takes every waiting unit up to 1 MiB (headers, payloads, staged runs) as one gather list, so a backlog of large
+ * messages leaves in one system call instead of two per message. A send completes locally when the kernel took all of
  * its bytes; staging space is reused after that, and after the zero-copy notification where the system layer sends
  * the staging buffer zero-copy.
  *
  * <h2>Receiving</h2>
  * One receive at a time into the registered receive buffer; the {@link FrameParser} copies each payload into a
- * pooled buffer of the transport's domain, so the receive buffer is reposted at once. Messages go to the engine
+ * pooled buffer of the transport's domain, so the receive buffer is reposted at once. Where the channel can, the
+ * rest of a payload of 16 KiB or more is received straight into that pooled buffer instead (no second copy), by a
+ * scatter receive that continues into a little of the receive buffer. Messages go to the engine
  * (which checks the credits); RMA requests are executed here, on the target's progress thread, against its
  * registered memory through {@link MemoryDomain#resolveRemote} (key, rights, bounds, pin), and answered in order,
  * so the initiator matches responses with one FIFO.
@@ -73,6 +77,12 @@ public final class StreamWire implements Wire {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final long CLOSE_WORD = ControlWord.encode(ControlWord.CLOSE, 0);
+    /** A gather write stops adding units once it holds this much: completions stay timely, memory bounded. */
+    private static final long GATHER_BYTES = 1 << 20;
+    /** A payload remainder at least this large is received straight into its buffer where the channel can. */
+    private static final int DIRECT_RECEIVE_MIN = 16 << 10;
+    /** How much of the receive buffer a scatter receive fills after the payload's rest. */
+    private static final long SCATTER_TAIL = 4 << 10;
 
     private final StreamChannel channel;
     private final MemoryDomain memory;
@@ -86,6 +96,12 @@ public final class StreamWire implements Wire {
     private final MemorySegment receive;
     private final long stagingCapacity;
     private final long maxUnit;
+    /** Whether the channel can receive into payload buffers (see {@link #DIRECT_RECEIVE_MIN}). */
+    private final boolean scatterReceives;
+    /** The start of the receive buffer that a scatter receive fills after the payload's rest. */
+    private final MemorySegment scatterTail;
+    /** Parts of the next gather write (length 1 where the channel writes one part at a time). */
+    private final MemorySegment[] gather;
 
     // ---- send side ----
     /** Units not yet fully written, in stream order; the head is the one being written. */
@@ -107,6 +123,8 @@ public final class StreamWire implements Wire {
 
     // ---- receive side ----
     private boolean recvInFlight;
+    /** Bytes of the receive in flight that go straight into the parser's current payload (scatter receive). */
+    private int recvDirect;
     private boolean recvRetry;
     private boolean eof;
     private boolean peerCloseSeen;
@@ -140,6 +158,9 @@ public final class StreamWire implements Wire {
         this.maxUnit = stagingCapacity / 2;
         this.copyLimit = (int) Math.min(copyLimit, maxUnit - FrameHeader.BYTES - RmaRequest.BYTES);
         this.maxBatchBytes = maxBatchBytes;
+        this.gather = new MemorySegment[Math.max(1, channel.maxGatherParts())];
+        this.scatterReceives = channel.scatterReceives();
+        this.scatterTail = receive.asSlice(0, Math.min(receive.byteSize(), SCATTER_TAIL));
         long maxPayload = Math.max(caps.maxMessageSize(), caps.maxRmaSize()) + RmaRequest.BYTES;
         this.parser = new FrameParser(memory::allocate, maxPayload);
     }
@@ -410,9 +431,17 @@ public final class StreamWire implements Wire {
 
     private void onReceive(int res) {
         recvInFlight = false;
+        int direct = recvDirect;
+        recvDirect = 0;
         if (res > 0) {
             try {
-                parser.feed(receive, 0, res, frameSink);
+                int intoPayload = Math.min(res, direct);
+                if (intoPayload > 0) {
+                    parser.filled(intoPayload, frameSink);
+                }
+                if (res > intoPayload) {
+                    parser.feed(receive, 0, res - intoPayload, frameSink);
+                }
             } catch (TransportException e) {
                 breakConnection(e);
                 hardStop();
@@ -459,7 +488,7 @@ public final class StreamWire implements Wire {
             return;
         }
         if ((flags & StreamChannel.F_MORE) != 0) {
-            u.notifs++;
+            u.notifs++; // only a single-unit zero-copy send has a notification to come
         }
         if (res < 0) {
             String text = channel.describe(-res);
@@ -468,19 +497,25 @@ public final class StreamWire implements Wire {
             hardStop();
             return;
         }
-        u.sent += res;
-        if (u.sent < u.length) {
-            pump(); // a short write: the rest of the unit goes next
-            return;
-        }
-        writes.pollFirst();
-        u.written = true;
-        for (Op op : u.ops) {
-            pushCompleted(op, 0);
-        }
-        u.ops.clear();
-        if (!u.staged) {
-            recycle(u);
+        // The kernel took res bytes from the front: whole units complete, a short write leaves the rest of one
+        // unit at the head for the next write.
+        int left = res;
+        while (left > 0 && (u = writes.peekFirst()) != null) {
+            int take = Math.min(left, u.length - u.sent);
+            u.sent += take;
+            left -= take;
+            if (u.sent < u.length) {
+                break;
+            }
+            writes.pollFirst();
+            u.written = true;
+            for (Op op : u.ops) {
+                pushCompleted(op, 0);
+            }
+            u.ops.clear();
+            if (!u.staged) {
+                recycle(u);
+            }
         }
         freeStaging();
         drainBacklog();
@@ -553,7 +588,12 @@ public final class StreamWire implements Wire {
         writes.addLast(u);
     }
 
-    /** Starts writing the head unit unless a write is in flight. */
+    /**
+     * Starts the next write unless one is in flight: the head unit alone, or, where the channel gathers and more
+     * units wait, the head and those behind it (up to {@link #GATHER_BYTES}) as one gather write. Gathering is what
+     * keeps a large message from costing two round trips through the kernel (its staged header, then its payload),
+     * and lets a backlog of them leave in one system call, as the bytes of one TCP stream.
+     */
     private void pump() {
         if (writeInFlight || hardStopped || released) {
             return;
@@ -562,17 +602,41 @@ public final class StreamWire implements Wire {
         if (u == null) {
             return;
         }
-        if (u == open) {
-            open = null; // sealed: frames staged from now on form the next unit
+        int token = (u.id << 2) | T_SEND;
+        if (gather.length > 1 && writes.size() > 1) {
+            int count = 0;
+            long bytes = 0;
+            for (Unit w : writes) {
+                if (count == gather.length || (count > 0 && bytes >= GATHER_BYTES)) {
+                    break;
+                }
+                gather[count++] = remaining(w);
+                bytes += w.length - w.sent;
+            }
+            boolean posted = channel.postGather(token, gather, count);
+            java.util.Arrays.fill(gather, 0, count, null);
+            if (posted) {
+                writeInFlight = true;
+            } else {
+                sendRetry = true;
+            }
+            return;
         }
-        MemorySegment bytes = u.staged
-                ? staging.asSlice(u.start + u.sent, u.length - u.sent)
-                : u.payload.asSlice(u.sent, u.length - u.sent);
-        if (channel.postSend((u.id << 2) | T_SEND, bytes, u.staged)) {
+        if (channel.postSend(token, remaining(u), u.staged)) {
             writeInFlight = true;
         } else {
             sendRetry = true;
         }
+    }
+
+    /** The unwritten rest of {@code u}; a staged unit being written is sealed (later frames open the next one). */
+    private MemorySegment remaining(Unit u) {
+        if (u == open) {
+            open = null;
+        }
+        return u.staged
+                ? staging.asSlice(u.start + u.sent, u.length - u.sent)
+                : u.payload.asSlice(u.sent, u.length - u.sent);
     }
 
     /** Frees staging space of units that are written and no longer referenced by a zero-copy send. */
@@ -850,8 +914,17 @@ public final class StreamWire implements Wire {
         if (recvInFlight || eof || hardStopped || released) {
             return;
         }
-        if (channel.postReceive(T_RECV, receive)) {
+        // The rest of a large payload is received straight into its buffer, one copy (the kernel's) instead of
+        // two, and only a little into the receive buffer after it: enough for the next header and small frames,
+        // little of the next large payload (which then goes the same way). Smaller remainders, and everything on
+        // channels without scatter receives, go through the receive buffer.
+        int direct = scatterReceives ? parser.payloadRemaining() : 0;
+        boolean posted = direct >= DIRECT_RECEIVE_MIN
+                ? channel.postScatterReceive(T_RECV, parser.payloadRemainder(), scatterTail)
+                : channel.postReceive(T_RECV, receive);
+        if (posted) {
             recvInFlight = true;
+            recvDirect = direct >= DIRECT_RECEIVE_MIN ? direct : 0;
         } else {
             recvRetry = true;
         }
@@ -907,6 +980,18 @@ public final class StreamWire implements Wire {
         }
         writes.clear();
         stagedUnits.clear();
+        if (!(recvInFlight && recvDirect > 0)) {
+            parser.close();
+        } // else the kernel may still write into the payload: systemGone() releases it
+    }
+
+    /**
+     * The system layer is gone (ring closed), so no posted receive can write any more: releases a payload that an
+     * abandoned receive was still aimed at.
+     */
+    public void systemGone() {
+        recvInFlight = false;
+        recvDirect = 0;
         parser.close();
     }
 

@@ -8,6 +8,8 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_POLL_ADD;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_READ;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_READ_FIXED;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_RECV;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_RECVMSG;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_SENDMSG;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_SEND;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_SEND_ZC;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_TIMEOUT;
@@ -259,6 +261,19 @@ public final class IoUringSqe {
     /** {@code IORING_OP_SEND}; {@code msgFlags} are send(2) flags (e.g. {@code MSG_NOSIGNAL}, {@code MSG_WAITALL}). */
     public IoUringSqe prepSend(int sockFd, MemorySegment buf, int msgFlags) {
         return rw(IORING_OP_SEND, sockFd, buf.address(), length(buf), 0).opFlags(msgFlags);
+    }
+
+    /**
+     * {@code IORING_OP_SENDMSG}: one gather write of the iovecs {@code msghdr} points at ({@link Msghdr}), as
+     * liburing's {@code io_uring_prep_sendmsg} (len 1). The msghdr and its iovecs stay valid until the completion.
+     */
+    public IoUringSqe prepSendmsg(int sockFd, MemorySegment msghdr, int msgFlags) {
+        return rw(IORING_OP_SENDMSG, sockFd, msghdr.address(), 1, 0).opFlags(msgFlags);
+    }
+
+    /** {@code IORING_OP_RECVMSG}: one scatter receive into the iovecs of {@code msghdr} ({@link Msghdr}). */
+    public IoUringSqe prepRecvmsg(int sockFd, MemorySegment msghdr, int msgFlags) {
+        return rw(IORING_OP_RECVMSG, sockFd, msghdr.address(), 1, 0).opFlags(msgFlags);
     }
 
     /** {@code IORING_OP_RECV}; {@code msgFlags} are recv(2) flags. */

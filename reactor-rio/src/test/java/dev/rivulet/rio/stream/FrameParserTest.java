@@ -109,6 +109,48 @@ class FrameParserTest {
         assertThat(parse(stream, cuts)).isEqualTo(frames);
     }
 
+    /**
+     * As a scatter receive delivers a stream: whenever a payload is incomplete, the next chunk's first bytes are
+     * written straight into {@link FrameParser#payloadRemainder()} (at most {@code direct} of them) and the rest
+     * is fed through the receive buffer; the frames are the same, and the remainder never reaches past the payload.
+     */
+    @Test
+    void payloadRestReceivedStraightIntoItsBufferParsesIdentically() {
+        List<Frame> frames = sample();
+        MemorySegment stream = encode(frames);
+        for (int chunk : new int[] {1, 5, 64, 1000, 5000}) {
+            List<Frame> out = new ArrayList<>();
+            FrameParser p = new FrameParser(memory::allocate, 1 << 20);
+            FrameParser.Sink sink = (kind, tag, payload) -> {
+                out.add(new Frame(kind, tag, payload == null ? new byte[0] : payload.toArray()));
+                if (payload != null) {
+                    payload.release();
+                }
+            };
+            long at = 0;
+            while (at < stream.byteSize()) {
+                long n = Math.min(chunk, stream.byteSize() - at);
+                int missing = p.payloadRemaining();
+                if (missing > 0) {
+                    MemorySegment rest = p.payloadRemainder();
+                    assertThat(rest.byteSize()).isEqualTo(missing);
+                    int direct = (int) Math.min(n, missing);
+                    MemorySegment.copy(stream, at, rest, 0, direct);
+                    p.filled(direct, sink);
+                    at += direct;
+                    n -= direct;
+                }
+                p.feed(stream, at, n, sink);
+                at += n;
+            }
+            assertThat(p.atFrameBoundary()).isTrue();
+            assertThat(out).as("chunks of %d", chunk).isEqualTo(frames);
+        }
+        FrameParser idle = new FrameParser(memory::allocate, 1 << 20);
+        assertThat(idle.payloadRemaining()).isZero();
+        assertThatThrownBy(() -> idle.filled(1, (k, t, b) -> { })).isInstanceOf(IllegalStateException.class);
+    }
+
     @Test
     void malformedHeadersAreProtocolViolations() {
         MemorySegment s = arena.allocate(FrameHeader.BYTES);

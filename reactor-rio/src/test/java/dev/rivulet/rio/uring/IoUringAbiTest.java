@@ -38,7 +38,8 @@ class IoUringAbiTest {
     private static final List<StructLayout> LAYOUTS = List.of(
             IoUringParams.LAYOUT, IoSqringOffsets.LAYOUT, IoCqringOffsets.LAYOUT, IoUringSqe.LAYOUT,
             IoUringCqe.LAYOUT, IoUringGeteventsArg.LAYOUT, KernelTimespec.LAYOUT, IoUringProbe.LAYOUT,
-            IoUringProbeOp.LAYOUT, Iovec.LAYOUT, IoUringRsrcRegister.LAYOUT, IoUringRsrcUpdate2.LAYOUT, SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT);
+            IoUringProbeOp.LAYOUT, Iovec.LAYOUT, Msghdr.LAYOUT, IoUringRsrcRegister.LAYOUT, IoUringRsrcUpdate2.LAYOUT,
+            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT);
 
     /** Every class whose static final int/long fields are C constants under the same names. */
     private static final List<Class<?>> CONSTANT_CLASSES = List.of(

@@ -157,6 +157,15 @@ static void layouts(void) {
     MEMBER(struct iovec, "iovec", iov_base);
     MEMBER(struct iovec, "iovec", iov_len);
 
+    STRUCT(struct msghdr, "msghdr");
+    MEMBER(struct msghdr, "msghdr", msg_name);
+    MEMBER(struct msghdr, "msghdr", msg_namelen);
+    MEMBER(struct msghdr, "msghdr", msg_iov);
+    MEMBER(struct msghdr, "msghdr", msg_iovlen);
+    MEMBER(struct msghdr, "msghdr", msg_control);
+    MEMBER(struct msghdr, "msghdr", msg_controllen);
+    MEMBER(struct msghdr, "msghdr", msg_flags);
+
     STRUCT(struct sockaddr_in, "sockaddr_in");
     MEMBER(struct sockaddr_in, "sockaddr_in", sin_family);
     MEMBER(struct sockaddr_in, "sockaddr_in", sin_port);

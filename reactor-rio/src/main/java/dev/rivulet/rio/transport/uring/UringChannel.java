@@ -8,6 +8,8 @@ import dev.rivulet.rio.stream.StreamWire;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.IoUringSqe;
+import dev.rivulet.rio.uring.Iovec;
+import dev.rivulet.rio.uring.Msghdr;
 import dev.rivulet.rio.uring.LibcSockets;
 
 import java.lang.foreign.Arena;
@@ -17,17 +19,27 @@ import java.lang.foreign.MemorySegment;
  * One TCP socket driven through its loop's ring: the {@link StreamChannel} of io_uring. Staged frames go out with
  * {@code SEND_ZC} from the fixed staging buffer where the kernel has it (else plain {@code SEND}); large payloads
  * with plain {@code SEND} straight from the message's pooled buffer (pool slabs appear while the transport runs and
- * are not fixed buffers); receives land in the fixed receive buffer through {@code READ_FIXED}.
+ * are not fixed buffers); several queued frames go as one gather {@code SENDMSG}; receives land in the fixed
+ * receive buffer through {@code READ_FIXED}, or, while a large payload is incomplete, through a {@code RECVMSG} that
+ * fills the payload's own pooled buffer first and a little of the receive buffer after it.
  */
 final class UringChannel implements StreamChannel {
 
     private static final int PAGE = 4096;
+    /** Parts per gather write: 32 frames' worth of headers and payloads (IOV_MAX is 1024). */
+    static final int GATHER_PARTS = 64;
 
     private final UringLoop ring;
     private final int fd;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment staging;
     private final MemorySegment receive;
+    /** The one gather write's msghdr and iovecs (the wire has at most one write in flight per socket). */
+    private final MemorySegment msghdr;
+    private final MemorySegment iovecs;
+    /** The one scatter receive's msghdr and its two iovecs. */
+    private final MemorySegment recvMsghdr;
+    private final MemorySegment recvIovecs;
     private StreamWire wire;
     private int id;
     private int stagingSlot = -1;
@@ -40,6 +52,10 @@ final class UringChannel implements StreamChannel {
         this.fd = fd;
         this.staging = arena.allocate(stagingBytes, PAGE);
         this.receive = arena.allocate(receiveBytes, PAGE);
+        this.msghdr = arena.allocate(Msghdr.LAYOUT);
+        this.iovecs = arena.allocate(Iovec.LAYOUT, GATHER_PARTS);
+        this.recvMsghdr = arena.allocate(Msghdr.LAYOUT);
+        this.recvIovecs = arena.allocate(Iovec.LAYOUT, 2);
     }
 
     /** Joins the ring and starts receiving; on the loop thread, before the endpoint's first operation. */
@@ -89,6 +105,30 @@ final class UringChannel implements StreamChannel {
     }
 
     @Override
+    public int maxGatherParts() {
+        return GATHER_PARTS;
+    }
+
+    /**
+     * A plain {@code SENDMSG}: the kernel copies the parts, so a pooled payload is free again at the completion.
+     * (SENDMSG_ZC cannot take fixed buffers, and on loopback the kernel copies zero-copy sends anyway.)
+     */
+    @Override
+    public boolean postGather(int token, MemorySegment[] parts, int count) {
+        IoUringSqe s = ring.sqe();
+        if (s == null) {
+            return false;
+        }
+        for (int i = 0; i < count; i++) {
+            Iovec.set(iovecs, i, parts[i]);
+        }
+        Msghdr.setIov(msghdr, iovecs, count);
+        s.prepSendmsg(fd, msghdr, LibcSockets.MSG_NOSIGNAL);
+        s.userData(userData(token));
+        return true;
+    }
+
+    @Override
     public boolean postReceive(int token, MemorySegment into) {
         IoUringSqe s = ring.sqe();
         if (s == null) {
@@ -99,6 +139,26 @@ final class UringChannel implements StreamChannel {
         } else {
             s.prepRecv(fd, into, 0);
         }
+        s.userData(userData(token));
+        return true;
+    }
+
+    @Override
+    public boolean scatterReceives() {
+        return true;
+    }
+
+    /** A {@code RECVMSG} with two iovecs: the payload's rest first, then the start of the receive buffer. */
+    @Override
+    public boolean postScatterReceive(int token, MemorySegment first, MemorySegment then) {
+        IoUringSqe s = ring.sqe();
+        if (s == null) {
+            return false;
+        }
+        Iovec.set(recvIovecs, 0, first);
+        Iovec.set(recvIovecs, 1, then);
+        Msghdr.setIov(recvMsghdr, recvIovecs, 2);
+        s.prepRecvmsg(fd, recvMsghdr, 0);
         s.userData(userData(token));
         return true;
     }
@@ -141,6 +201,9 @@ final class UringChannel implements StreamChannel {
     }
 
     void freeMemory() {
+        if (wire != null) {
+            wire.systemGone(); // the kernel no longer writes into a payload a receive was posted into
+        }
         if (!released) {
             released = true;
             arena.close();
