@@ -20,10 +20,14 @@ import dev.rivulet.rdma.libfabric.FidFabric;
 import dev.rivulet.rdma.libfabric.FidMr;
 import dev.rivulet.rdma.libfabric.Libfabric;
 import dev.rivulet.rdma.libfabric.LibfabricException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 
@@ -34,9 +38,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * One provider's fabric, domain and address vector, shared by all endpoints of a transport, plus memory
  * registration honouring the provider's {@code mr_mode}. Setup and teardown only; the data path is
- * {@link FabricWire}.
+ * {@link FabricWire}. The fabric, domain and AV are closed once the transport closed them and the last of its
+ * endpoints is closed in libfabric, which for {@code shm} can come later (see {@link SameProcessShm}).
  */
 final class FabricDomain implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FabricDomain.class);
 
     /** Capabilities Rivulet asks for: messages with remote CQ data, RMA both ways, atomics where offered. */
     static final long WANTED_CAPS = FI_MSG | FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ
@@ -62,6 +69,18 @@ final class FabricDomain implements AutoCloseable {
      * the others check (tcp reports violations only for FI_DELIVERY_COMPLETE operations, which this transport uses).
      */
     final boolean checksRemoteKeys;
+    /**
+     * shm borrows the memory of peers in this process: its endpoints are closed in libfabric only when no endpoint
+     * of the process can reach them any more ({@link SameProcessShm}).
+     */
+    final boolean sharesPeerMappings;
+
+    /** Endpoints the transport has not let go of yet. */
+    private final Set<EndpointHandles> held = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Endpoints not yet closed in libfabric (let go but waiting included): the AV and domain outlive them. */
+    private int openInLibfabric;
+    private boolean closeRequested;
+    private boolean closed;
 
     private FabricDomain(String provider, MemorySegment info, MemorySegment fabric, MemorySegment domain,
                          MemorySegment av, boolean atomics) {
@@ -79,6 +98,7 @@ final class FabricDomain implements AutoCloseable {
         this.autoProgress = FiDomainAttr.dataProgress(d) == FI_PROGRESS_AUTO;
         this.maxMsgSize = FiEpAttr.maxMsgSize(FiInfo.epAttr(info));
         this.checksRemoteKeys = !"shm".equals(provider);
+        this.sharesPeerMappings = "shm".equals(provider);
     }
 
     /** Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead. */
@@ -214,7 +234,15 @@ final class FabricDomain implements AutoCloseable {
             MemorySegment name = tmp.allocate(256);
             check("fi_getname", FidEp.getname(ep, name, len));
             byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            return new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
+            EndpointHandles h = new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
+            synchronized (this) {
+                held.add(h);
+                openInLibfabric++;
+            }
+            if (sharesPeerMappings) {
+                SameProcessShm.PROCESS.opened(bytes);
+            }
+            return h;
         } catch (RuntimeException e) {
             if (ep.address() != 0) {
                 Fid.close(ep);
@@ -223,6 +251,70 @@ final class FabricDomain implements AutoCloseable {
                 Fid.close(cq);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Endpoint {@code h} will talk to {@code peerName}: inserts it into the AV and returns its {@code fi_addr_t}.
+     * On shm, a peer of this process is kept open in libfabric while {@code h} is held, and one that is already
+     * closed is refused ({@link SameProcessShm#peerKnown}).
+     */
+    long connectPeer(EndpointHandles h, byte[] peerName) {
+        if (sharesPeerMappings) {
+            SameProcessShm.PROCESS.peerKnown(h.name(), peerName);
+        }
+        return insert(peerName);
+    }
+
+    /**
+     * Lets go of an endpoint (once; later calls do nothing): {@code peer} ({@code FI_ADDR_NOTAVAIL} for none) leaves
+     * the AV and the endpoint and its queue are closed in libfabric, at once or, on shm while another endpoint of
+     * this process can still reach it, later; {@code afterClose} runs after that close (it frees what the provider
+     * may use until then). On shm the caller has withdrawn its posted receives first and never polls the endpoint
+     * again.
+     */
+    void closeEndpoint(EndpointHandles h, long peer, Runnable afterClose) {
+        synchronized (this) {
+            if (!held.remove(h)) {
+                return;
+            }
+        }
+        if (!sharesPeerMappings) {
+            closeInLibfabric(h);
+            if (peer != FI_ADDR_NOTAVAIL) {
+                remove(peer);
+            }
+            afterClose.run();
+            closedInLibfabric();
+            return;
+        }
+        // The peer leaves the AV first, while this endpoint still exists: it must not name a region it may outlive.
+        if (peer != FI_ADDR_NOTAVAIL) {
+            remove(peer);
+        }
+        SameProcessShm.PROCESS.retire(h.name(), () -> {
+            closeInLibfabric(h);
+            afterClose.run();
+            closedInLibfabric();
+        });
+    }
+
+    private static void closeInLibfabric(EndpointHandles h) {
+        int rc = Fid.close(h.ep());
+        int rc2 = Fid.close(h.cq());
+        if (rc != 0 || rc2 != 0) {
+            log.warn("fi_close(ep/cq) = {}/{}", rc, rc2);
+        }
+    }
+
+    private void closedInLibfabric() {
+        boolean last;
+        synchronized (this) {
+            openInLibfabric--;
+            last = closeRequested && openInLibfabric == 0;
+        }
+        if (last) {
+            closeNow();
         }
     }
 
@@ -299,8 +391,27 @@ final class FabricDomain implements AutoCloseable {
     record EndpointHandles(MemorySegment ep, MemorySegment cq, byte[] name, int waitFd) {
     }
 
+    /** Closes the fabric, domain and AV now, or after the last endpoint still open in libfabric. */
     @Override
     public void close() {
+        synchronized (this) {
+            closeRequested = true;
+            if (openInLibfabric > 0) {
+                log.debug("{}: fabric closes after its last {} endpoint(s) close in libfabric", provider,
+                        openInLibfabric);
+                return;
+            }
+        }
+        closeNow();
+    }
+
+    private void closeNow() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
         Fid.close(av);
         Fid.close(domain);
         Fid.close(fabric);

@@ -11,7 +11,6 @@ import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.progress.ProgressLoop;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.rdma.libfabric.Fid;
 import dev.rivulet.rdma.libfabric.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -102,8 +101,7 @@ public final class FabricTransport extends AbstractTransport {
                 }
             }
         } finally {
-            Fid.close(h.ep());
-            Fid.close(h.cq());
+            closeHandles(h);
         }
         return ops;
     }
@@ -157,16 +155,28 @@ public final class FabricTransport extends AbstractTransport {
         byte[] name = peerEndpointName.clone();
         return Mono.<Endpoint>fromCallable(() -> {
             checkOpen();
+            refuseSameProcessAttach(name);
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize());
             try {
-                refuseSameProcessShm(name);
-                return wire(h, fabric.insert(name), null, "fabric-raw://" + java.util.HexFormat.of().formatHex(name),
-                        () -> { });
+                return newEndpoint(h, name, null, "fabric-raw://" + java.util.HexFormat.of().formatHex(name));
             } catch (RuntimeException e) {
                 closeHandles(h);
                 throw e;
             }
         }).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /**
+     * An shm endpoint of this same process cannot be attached to. Its owner would learn our name through the
+     * provider's name exchange and keep it in its AV with no Rivulet peer to remove it, so our endpoint could never be
+     * closed safely (see {@link SameProcessShm}); a Rivulet endpoint in the same JVM is reached with
+     * {@link #connect}, which handles that.
+     */
+    private void refuseSameProcessAttach(byte[] peerName) {
+        if (fabric.sharesPeerMappings && SameProcessShm.PROCESS.ownName(peerName)) {
+            throw new InvalidRequestException("attach is for programs in other processes; this shm endpoint belongs "
+                    + "to this process (connect to its Rivulet listener instead)");
+        }
     }
 
     private int cqSize() {
@@ -181,41 +191,31 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     /**
-     * Names of the {@code shm} endpoints open in this JVM. libfabric 1.17's shm provider reuses a peer's own mapping
-     * when the peer lives in the same process, so closing one side while the other still posts touches unmapped
-     * memory and kills the JVM. Until that is handled, shm connections inside one process are refused.
+     * Refuses, before answering a handshake, a peer that is an shm endpoint of this process already closed: its name
+     * must not reach the AV ({@link SameProcessShm}).
      */
-    private static final Set<String> LOCAL_SHM_NAMES = ConcurrentHashMap.newKeySet();
-
     void checkPeer(byte[] peerName) {
-        refuseSameProcessShm(peerName);
-    }
-
-    private void refuseSameProcessShm(byte[] peerName) {
-        if ("shm".equals(fabric.provider) && LOCAL_SHM_NAMES.contains(java.util.HexFormat.of().formatHex(peerName))) {
-            throw new dev.rivulet.core.error.TransportUnavailableException("the shm provider cannot connect two "
-                    + "endpoints of the same process safely (libfabric 1.17 shares the peer's mapping in-process, "
-                    + "so an independent close crashes the JVM); use shm between processes, or tcp/sockets in one");
+        if (fabric.sharesPeerMappings && SameProcessShm.PROCESS.closedHere(peerName)) {
+            throw new ConnectionRefusedException("the connecting shm endpoint of this process is already closed");
         }
     }
 
-    /** Wires up an endpoint once both names are known (bootstrap threads). */
+    /**
+     * Wires up an endpoint once both names are known (bootstrap threads). On failure the endpoint is let go here,
+     * its peer removed from the AV again.
+     */
     EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, byte[] peerName, Socket socket, String remote) {
-        refuseSameProcessShm(peerName);
-        long peer = fabric.insert(peerName);
-        if ("shm".equals(fabric.provider)) {
-            String mine = java.util.HexFormat.of().formatHex(h.name());
-            LOCAL_SHM_NAMES.add(mine);
-            Runnable forget = () -> LOCAL_SHM_NAMES.remove(mine);
-            return wire(h, peer, socket, remote, forget);
+        long peer = fabric.connectPeer(h, peerName);
+        try {
+            return wire(h, peer, socket, remote);
+        } catch (RuntimeException e) {
+            fabric.closeEndpoint(h, peer, () -> { });
+            throw e;
         }
-        return wire(h, peer, socket, remote, () -> { });
     }
 
-    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote,
-                                Runnable forget) {
+    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote) {
         FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
-            forget.run();
             if (socket != null) {
                 Bootstrap.goodbye(socket);
             }
@@ -239,9 +239,9 @@ public final class FabricTransport extends AbstractTransport {
         return fabric.openEndpoint(cqSize());
     }
 
+    /** Lets go of an endpoint that never got wired up (or already was let go: then nothing happens). */
     void closeHandles(FabricDomain.EndpointHandles h) {
-        Fid.close(h.ep());
-        Fid.close(h.cq());
+        fabric.closeEndpoint(h, FI_ADDR_NOTAVAIL, () -> { });
     }
 
     @Override

@@ -16,7 +16,6 @@ import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
-import dev.rivulet.rdma.libfabric.Fid;
 import dev.rivulet.rdma.libfabric.FiCqDataEntry;
 import dev.rivulet.rdma.libfabric.FiCqErrEntry;
 import dev.rivulet.rdma.libfabric.FiMsgRma;
@@ -78,6 +77,7 @@ final class FabricWire implements Wire {
     private final MemoryDomain memory;
     private final Capabilities caps;
     private final String remoteAddress;
+    private final FabricDomain.EndpointHandles handles;
     private final MemorySegment ep;
     private final MemorySegment cq;
     private final long peer;
@@ -137,6 +137,7 @@ final class FabricWire implements Wire {
         this.eagerSize = eagerSize;
         this.remoteAddress = remoteAddress;
         this.onClose = onClose;
+        this.handles = handles;
         int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
         this.slots = new ContextSlots(arena, slotCount);
         this.postedOrder = new int[slotCount];
@@ -672,14 +673,28 @@ final class FabricWire implements Wire {
         }
         closed = true;
         beforeClose.run();
-        // Closing the endpoint stops the provider touching our buffers; only then can they be released.
-        int rc = Fid.close(ep);
-        int rc2 = Fid.close(cq);
-        if (rc != 0 || rc2 != 0) {
-            org.slf4j.LoggerFactory.getLogger(FabricWire.class).warn("fi_close(ep/cq) = {}/{}", rc, rc2);
+        if (fabric.sharesPeerMappings) {
+            // The endpoint may stay open in libfabric after this (SameProcessShm): withdraw every posted receive, so
+            // the buffers drainAfterClose releases can never be written. shm only moves data into them inside a
+            // poll of this queue, which never happens again; the context slab and scratch words stay allocated
+            // until the provider lets go of the endpoint.
+            cancelPostedReceives();
         }
-        fabric.remove(peer);
+        // Once the endpoint is closed (or, on shm, retired) nothing writes our buffers: drainAfterClose releases them.
+        fabric.closeEndpoint(handles, peer, () -> {
+            scratch.close();
+            arena.close();
+        });
         onClose.run();
+    }
+
+    private void cancelPostedReceives() {
+        for (int slot = 0; slot < slots.capacity(); slot++) {
+            if (slots.kind(slot) == ContextSlots.RECEIVE) {
+                // One that already matched is not found: its completion waits in the queue, its buffer is written
+                FidEp.cancel(ep, slots.context(slot));
+            }
+        }
     }
 
     /** After close: every operation still posted is reported as flushed, every posted receive released. */
@@ -709,8 +724,6 @@ final class FabricWire implements Wire {
                 }
             }
         }
-        scratch.close();
-        arena.close();
         return n;
     }
 
