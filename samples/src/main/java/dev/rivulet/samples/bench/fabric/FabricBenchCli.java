@@ -28,7 +28,7 @@ import static dev.rivulet.samples.bench.Results.sizeName;
  * <pre>
  * . bin/env.sh
  * ./mvnw -B -ntp -pl samples -am install -DskipTests
- * java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli [--provider tcp|sockets]
+ * java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli [--provider tcp|sockets|shm]
  *      [--runs 5] [--idle spin|default] [--scale 1.0] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs]
  * </pre>
  *
@@ -84,9 +84,8 @@ public final class FabricBenchCli {
         this.rendezvous = !o.containsKey("no-rendezvous");
         this.machine = new Machine(!o.containsKey("no-quiet-gate"), 120, Long.MAX_VALUE); // no cap on the sum
         this.label = o.get("label");
-        if (!provider.equals("tcp") && !provider.equals("sockets")) {
-            throw new IllegalArgumentException("--provider must be tcp or sockets (shm cannot run two endpoints in "
-                    + "one process here, and the others need hardware)");
+        if (!List.of("tcp", "sockets", "shm").contains(provider)) {
+            throw new IllegalArgumentException("--provider must be tcp, sockets or shm (the others need hardware)");
         }
         if (!idle.equals("spin") && !idle.equals("default")) {
             throw new IllegalArgumentException("--idle must be spin or default");
@@ -96,7 +95,7 @@ public final class FabricBenchCli {
     public static void main(String[] args) throws Exception {
         Map<String, String> o = Options.parse(args, 0);
         if (o.containsKey("help")) {
-            System.out.println("usage: FabricBenchCli [--provider tcp|sockets] [--runs N] [--idle spin|default] "
+            System.out.println("usage: FabricBenchCli [--provider tcp|sockets|shm] [--runs N] [--idle spin|default] "
                     + "[--scale F] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs] [--no-rendezvous] "
                     + "[--no-quiet-gate] [--label TEXT]");
             return;
@@ -117,7 +116,7 @@ public final class FabricBenchCli {
 
     /** Messages (or round trips) per measurement, chosen so that one takes roughly 0.2 to 1 s here. */
     long count(String mode, int size) {
-        boolean tcp = provider.equals("tcp");
+        boolean tcp = !provider.equals("sockets"); // tcp and shm: fast enough for the long counts
         long n = switch (mode) {
             case "stream" -> size <= 64 ? (tcp ? 200_000 : 10_000) : size <= 4 * KIB ? (tcp ? 100_000 : 10_000)
                     : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 1_500 : 200);
@@ -259,12 +258,13 @@ public final class FabricBenchCli {
                 + "default backoff between measurements"
                 : "the default idle strategy (100 spins, 10 yields, then sleeps of 10 µs doubling to 10 ms, in epoll "
                 + "on the completion queues' wait fds where the provider has them)";
-        b.append(String.format(Locale.ROOT, "Provider `%s` (`%s` fi_info entry bound to loopback with "
-                        + "`FI_%s_IFACE=lo`), %s, %d recorded runs of each measurement after one untimed Rivulet "
-                        + "warm-up pass; whole invocation %.0f s. Taken %s on %d vCPUs, load average before/after "
-                        + "%s. Command: `FabricBenchCli %s`.%n%n",
-                provider, provider.equals("tcp") ? "tcp;ofi_rxm" : "sockets", provider.toUpperCase(Locale.ROOT),
-                idleText, runs, seconds, LocalDate.now(), Runtime.getRuntime().availableProcessors(),
+        String entry = provider.equals("shm") ? "`shm` fi_info entry: shared memory between the two processes"
+                : String.format(Locale.ROOT, "`%s` fi_info entry bound to loopback with `FI_%s_IFACE=lo`",
+                        provider.equals("tcp") ? "tcp;ofi_rxm" : provider, provider.toUpperCase(Locale.ROOT));
+        b.append(String.format(Locale.ROOT, "Provider `%s` (%s), %s, %d recorded runs of each measurement after one "
+                        + "untimed Rivulet warm-up pass; whole invocation %.0f s. Taken %s on %d vCPUs, load average "
+                        + "before/after %s. Command: `FabricBenchCli %s`.%n%n",
+                provider, entry, idleText, runs, seconds, LocalDate.now(), Runtime.getRuntime().availableProcessors(),
                 machine.loadAverages(),
                 commandLine));
         b.append(String.format(Locale.ROOT, "Build: %s. Waited %.0f s in total for the shared machine to quieten "

@@ -66,7 +66,9 @@ final class FabricBenchDoc {
             two JVMs over 127.0.0.1 with `NettyOutbound.send(Publisher<ByteBuf>)`, timed the same way.
 
             Every child process gets `FI_TCP_IFACE=lo` / `FI_SOCKETS_IFACE=lo`, so both sides use the loopback
-            `fi_info` entry (the first entry otherwise names eth0; its traffic is loopback either way). Each
+            `fi_info` entry (the first entry otherwise names eth0; its traffic is loopback either way); `shm`
+            connects the two processes through shared memory (and `process_vm_readv`/`writev` for large
+            transfers). Each
             measurement is preceded by an untimed tenth of its count; the Rivulet JVMs also get one untimed pass of
             every measurement before the recorded runs (JIT warm-up). Native and Rivulet alternate which goes
             first from run to run. Before each measurement the CLI waits (up to 2 min) until other processes use
@@ -80,6 +82,7 @@ final class FabricBenchDoc {
             java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider tcp \\
                  --idle default --runs 3                                  # the default idle strategy
             java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider sockets
+            java -cp samples/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli --provider shm
             # options: --runs N (5), --scale F (message counts x F), --sizes 64,4096,65536,1048576, --no-docs
             # the native program alone (from samples/):
             FI_TCP_IFACE=lo target/fabric_bench -p tcp stream 64 200000
