@@ -649,12 +649,12 @@ final class FabricWire implements Wire {
      * surface differently per provider: sockets as EACCES, verbs as a remote access error, and tcp (rxm) by
      * dropping the connection it used (ENOTCONN / EPIPE) after rejecting the key; all are a remote access error.
      * A connection that died under the operation is reported by sockets as EIO (its "disconnected" completion)
-     * and by tcp as a reset or timeout: whatever the operation, that is a lost connection.
+     * and by tcp as a reset, a refused reconnect or a timeout: whatever the operation, that is a lost connection.
      */
     private TransportException classify(Op op, int err, String text) {
         boolean oneSided = op.kind() != dev.rivulet.core.engine.OpKind.SEND;
         return switch (err) {
-            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ETIMEDOUT, FI_EHOSTUNREACH ->
+            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH ->
                     new ConnectionLostException(op.kind() + " failed: connection lost", fabric.provider, err, text,
                             null);
             case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED, FI_ENOTCONN, EPIPE -> oneSided
