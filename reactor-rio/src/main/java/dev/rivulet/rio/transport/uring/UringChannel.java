@@ -29,6 +29,13 @@ final class UringChannel implements StreamChannel {
     /** Parts per gather write: 32 frames' worth of headers and payloads (IOV_MAX is 1024). */
     static final int GATHER_PARTS = 64;
 
+    /**
+     * Sends ask for every byte ({@code MSG_WAITALL}): io_uring then retries a short write on a stream socket inside
+     * the kernel when the socket buffer drains, instead of completing with a partial count that costs the loop a
+     * completion and a new submission per socket-buffer's worth.
+     */
+    private static final int SEND_FLAGS = LibcSockets.MSG_NOSIGNAL | LibcSockets.MSG_WAITALL;
+
     private final UringLoop ring;
     private final int fd;
     private final Arena arena = Arena.ofShared();
@@ -98,7 +105,7 @@ final class UringChannel implements StreamChannel {
         if (staged && stagingSlot >= 0 && ring.zeroCopy(bytes.byteSize())) {
             s.prepSendZcFixed(fd, bytes, LibcSockets.MSG_NOSIGNAL, 0, stagingSlot);
         } else {
-            s.prepSend(fd, bytes, LibcSockets.MSG_NOSIGNAL);
+            s.prepSend(fd, bytes, SEND_FLAGS);
         }
         s.userData(userData(token));
         return true;
@@ -123,7 +130,7 @@ final class UringChannel implements StreamChannel {
             Iovec.set(iovecs, i, parts[i]);
         }
         Msghdr.setIov(msghdr, iovecs, count);
-        s.prepSendmsg(fd, msghdr, LibcSockets.MSG_NOSIGNAL);
+        s.prepSendmsg(fd, msghdr, SEND_FLAGS);
         s.userData(userData(token));
         return true;
     }

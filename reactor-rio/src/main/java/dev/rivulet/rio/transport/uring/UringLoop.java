@@ -9,6 +9,7 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_TASKRUN;
 import dev.rivulet.core.progress.Pollable;
 import dev.rivulet.core.progress.ProgressLoop;
 import dev.rivulet.core.progress.Waiter;
+import dev.rivulet.rio.uring.CqeHandler;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.IoUring;
 import dev.rivulet.rio.uring.IoUringSqe;
@@ -50,6 +51,8 @@ final class UringLoop implements Pollable, Waiter {
     /** Smallest send that goes out with SEND_ZC; {@code Long.MAX_VALUE} when the kernel lacks it or it is off. */
     private final long zeroCopyFrom;
     private int nextId = 1;
+    /** Bound once: a method reference made in {@link #poll} would be a new object every cycle. */
+    private final CqeHandler dispatcher = this::dispatch;
     private boolean eventReadPosted;
     private volatile boolean closed;
 
@@ -180,7 +183,7 @@ final class UringLoop implements Pollable, Waiter {
         if ((ring.sqRingFlags() & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN)) != 0) {
             enter(0, 0);
         }
-        int n = ring.forEachCompletion(this::dispatch);
+        int n = ring.forEachCompletion(dispatcher);
         if (!eventReadPosted) {
             postEventRead();
         }
