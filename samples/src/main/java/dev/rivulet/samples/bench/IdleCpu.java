@@ -71,7 +71,7 @@ public final class IdleCpu {
             List<Sample> end = samples(tmx, serverThreads, clientThreads);
 
             System.out.printf(Locale.ROOT, "idle local transport pair (connected, receive() subscribed, nothing sent),"
-                    + " window %.1f s, default idle strategy (100 spins, 10 yields, park 10 us..10 ms)%n", wall / 1e9);
+                    + " window %.1f s, default idle strategy (200 spins, 10 yields, park 10 us..10 ms)%n", wall / 1e9);
             long total = 0;
             for (Sample s : end) {
                 long d = s.cpuNanos() - start.stream().filter(x -> x.threadId() == s.threadId())

@@ -44,6 +44,24 @@ public final class Results {
         return Spread.of(runs.get(impl + "/" + mode + "/" + size), field);
     }
 
+    /**
+     * The spread of the per-run ratio {@code a / b} of {@code field}, pairing the i-th recorded run of each (the CLIs
+     * measure them back to back, so a pair shares the machine's state at that moment), null if either has no runs.
+     */
+    public Spread pairedRatio(String a, String b, String mode, int size, String field) {
+        List<Map<String, String>> ra = runs.get(a + "/" + mode + "/" + size);
+        List<Map<String, String>> rb = runs.get(b + "/" + mode + "/" + size);
+        if (ra == null || rb == null || ra.isEmpty() || rb.isEmpty()) {
+            return null;
+        }
+        List<Map<String, String>> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(ra.size(), rb.size()); i++) {
+            double r = Double.parseDouble(ra.get(i).get(field)) / Double.parseDouble(rb.get(i).get(field));
+            ratios.add(Map.of("ratio", Double.toString(r)));
+        }
+        return Spread.of(ratios, "ratio");
+    }
+
     /** The k=v pairs of a "RESULT ..." line. */
     public static Map<String, String> parse(String line) {
         Map<String, String> m = new HashMap<>();
@@ -75,7 +93,8 @@ public final class Results {
     public static String value(double v, String unit) {
         return switch (unit) {
             case "msgs/s", "MB/s" -> String.format(Locale.ROOT, "%,.0f", v).replace(',', ' ');
-            default -> String.format(Locale.ROOT, "%.1f", v);
+            // Sub-microsecond round trips (shm) need the second decimal to show a ratio's worth of difference.
+            default -> String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
         };
     }
 }

@@ -187,7 +187,7 @@ public final class UringBenchCli {
         String idleText = idle.equals("spin")
                 ? "Rivulet's progress threads busy-polling during each Rivulet measurement and backing off by the "
                 + "default strategy between measurements"
-                : "Rivulet's default idle strategy (100 spins, 10 yields, then sleeps of 10 µs doubling to 10 ms, in "
+                : "Rivulet's default idle strategy (200 spins, 10 yields, then sleeps of 10 µs doubling to 10 ms, in "
                 + "io_uring_enter on the ring)";
         if (uringOptions != null) {
             idleText += "; Rivulet transport options `" + uringOptions + "`";
