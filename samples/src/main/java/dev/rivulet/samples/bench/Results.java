@@ -1,6 +1,7 @@
 package dev.rivulet.samples.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +25,12 @@ public final class Results {
             if (runs == null || runs.isEmpty()) {
                 return null;
             }
-            double[] v = runs.stream().mapToDouble(m -> Double.parseDouble(m.get(field))).sorted().toArray();
+            return ofValues(runs.stream().mapToDouble(m -> Double.parseDouble(m.get(field))).toArray());
+        }
+
+        static Spread ofValues(double[] values) {
+            double[] v = values.clone();
+            Arrays.sort(v);
             double med = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
             return new Spread(v[0], med, v[v.length - 1], v.length);
         }
@@ -54,12 +60,11 @@ public final class Results {
         if (ra == null || rb == null || ra.isEmpty() || rb.isEmpty()) {
             return null;
         }
-        List<Map<String, String>> ratios = new ArrayList<>();
-        for (int i = 0; i < Math.min(ra.size(), rb.size()); i++) {
-            double r = Double.parseDouble(ra.get(i).get(field)) / Double.parseDouble(rb.get(i).get(field));
-            ratios.add(Map.of("ratio", Double.toString(r)));
+        double[] ratios = new double[Math.min(ra.size(), rb.size())];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = Double.parseDouble(ra.get(i).get(field)) / Double.parseDouble(rb.get(i).get(field));
         }
-        return Spread.of(ratios, "ratio");
+        return Spread.ofValues(ratios);
     }
 
     /** The k=v pairs of a "RESULT ..." line. */

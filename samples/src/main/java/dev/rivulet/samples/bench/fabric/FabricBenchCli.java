@@ -331,7 +331,6 @@ public final class FabricBenchCli {
                             + "%s | %s | %s | %.2f | ≤ 1.3 | %s |%n", fmt(np.median(), "us"), range(np, "us"),
                     fmt(rp.median(), "us"), range(rp, "us"), ratio, ok ? "yes" : "**no**"));
         }
-        Spread pairedPing = results.pairedRatio("rivulet", "native", "pingpong", 64, "rtt_median_us");
         Spread nn = spread("netty", "netty", 64, "msgs_per_s");
         Spread r64 = spread("rivulet", "stream", 64, "msgs_per_s");
         if (nn != null && r64 != null) {
@@ -346,6 +345,7 @@ public final class FabricBenchCli {
                     range(r64, "msgs/s"), ratio, ok ? "yes" : "**no**"));
         }
         b.append('\n');
+        Spread pairedPing = results.pairedRatio("rivulet", "native", "pingpong", 64, "rtt_median_us");
         if (pairedPing != null) {
             // The round trip is bimodal on this VM (it depends on where the host runs the two vCPUs at the moment),
             // and the mode can change between measurements: the ratio of each back-to-back pair is the steadier view.
