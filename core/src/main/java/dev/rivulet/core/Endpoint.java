@@ -4,6 +4,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteWrite;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -47,6 +48,17 @@ public interface Endpoint extends Disposable {
 
     /** Writes {@code local} into the peer's memory at {@code remote} ({@code local.length() <= remote.length()}). */
     Mono<Void> put(RegisteredSlice local, RemoteMemory remote);
+
+    /**
+     * Streams puts: requests from {@code writes} only as many as there are free send slots and one more per
+     * completed put, so bulk writes cost no {@code Mono} per put. Each element is checked like
+     * {@link #put(RegisteredSlice, RemoteMemory)}; the caller keeps ownership of the local memory and must not
+     * reuse it before the returned {@code Mono} ends. Completes after the last put completed, in the sense a single
+     * put's completion has on this transport (follow with {@link #flush()} where remote completion must hold on
+     * every transport); fails, cancelling upstream, on the first failure, once the puts already posted have
+     * finished.
+     */
+    Mono<Void> put(Publisher<RemoteWrite> writes);
 
     /** Reads {@code local.length()} bytes of the peer's memory at {@code remote} into {@code local}. */
     Mono<Void> get(RemoteMemory remote, RegisteredSlice local);

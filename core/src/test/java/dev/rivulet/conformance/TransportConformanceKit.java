@@ -20,6 +20,7 @@ import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteWrite;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -355,6 +356,68 @@ public abstract class TransportConformanceKit {
             for (int i = 0; i < slots; i++) {
                 assertThat(target.segment().getAtIndex(ValueLayout.JAVA_LONG, i)).isEqualTo(i + 1);
             }
+            target.close();
+            local.close();
+        }
+    }
+
+    @Test
+    void streamedPutsWriteEverySliceWithinTheSendQueue() {
+        try (Arena arena = Arena.ofShared()) {
+            int slots = 2048;
+            int size = 64;
+            MemoryRegion target = server().memory().register(arena.allocate((long) size * slots, 64));
+            MemoryRegion local = client().memory().register(arena.allocate((long) size * slots, 64));
+            RemoteMemory remote = exposeOnServer(target);
+            for (int i = 0; i < slots; i++) {
+                Messages.fill(local.segment().asSlice((long) size * i, size), i);
+            }
+            AtomicLong firstRequest = new AtomicLong(-1);
+            AtomicLong requested = new AtomicLong();
+            Flux<RemoteWrite> writes = Flux.range(0, slots)
+                    .map(i -> new RemoteWrite(local.slice((long) size * i, size), remote.slice((long) size * i, size)))
+                    .doOnRequest(n -> {
+                        firstRequest.compareAndSet(-1, n);
+                        requested.addAndGet(n);
+                    });
+            StepVerifier.create(client().put(writes).then(client().flush())).verifyComplete();
+            for (int i = 0; i < slots; i++) {
+                assertThat(Messages.verify(target.segment().asSlice((long) size * i, size), i, size))
+                        .as("slot %d", i).isTrue();
+            }
+            // demand is send-queue slots: never more up front than the queue holds, then one per completion
+            assertThat(firstRequest.get()).isBetween(1L, (long) caps().sendQueueDepth());
+            assertThat(requested.get()).isLessThanOrEqualTo(slots + (long) caps().sendQueueDepth());
+            target.close();
+            local.close();
+        }
+    }
+
+    @Test
+    void aBadWriteEndsTheStreamWithItsErrorAndCancelsUpstream() {
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(4096, 64));
+            MemoryRegion local = client().memory().register(arena.allocate(8192, 64));
+            RemoteMemory remote = exposeOnServer(target);
+            AtomicLong cancelled = new AtomicLong();
+            // the 100th write is one byte wider than its window: refused before posting, the stream fails with it
+            Flux<RemoteWrite> writes = Flux.range(0, 1000)
+                    .map(i -> i == 99 ? new RemoteWrite(local.slice(0, 65), remote.slice(0, 64))
+                            : new RemoteWrite(local.slice(0, 64), remote.slice(64L * (i % 64), 64)))
+                    .doOnCancel(cancelled::incrementAndGet);
+            StepVerifier.create(client().put(writes)).expectError(RemoteAccessException.class).verify(TIMEOUT);
+            assertThat(cancelled.get()).isEqualTo(1);
+            StepVerifier.create(client().put(Flux.error(new IllegalStateException("upstream broke"))))
+                    .expectErrorMessage("upstream broke").verify(TIMEOUT);
+            StepVerifier.create(client().put((org.reactivestreams.Publisher<RemoteWrite>) null))
+                    .expectError(InvalidRequestException.class).verify(TIMEOUT);
+            assertThatThrownBy(() -> new RemoteWrite(null, remote)).isInstanceOf(InvalidRequestException.class);
+            // the endpoint is fine afterwards, and nothing is left in flight or pending
+            StepVerifier.create(client().put(Flux.just(new RemoteWrite(local.slice(0, 64), remote.slice(0, 64))))
+                    .then(client().flush())).verifyComplete();
+            EndpointStats stats = client().stats().block(TIMEOUT);
+            assertThat(stats.sendsInFlight()).isZero();
+            assertThat(stats.pendingOperations()).isZero();
             target.close();
             local.close();
         }

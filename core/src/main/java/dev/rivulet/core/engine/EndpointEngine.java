@@ -19,6 +19,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.core.metrics.TransportMetrics;
 import dev.rivulet.core.progress.Pollable;
 import dev.rivulet.core.progress.ProgressLoop;
@@ -151,7 +152,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (buffers == null) {
             return Mono.error(new InvalidRequestException("publisher is null"));
         }
-        return new StreamingSend.SendMono(this, buffers);
+        return new StreamingOps.StreamMono<>(buffers, actual -> new StreamingOps.Sends(this, actual));
     }
 
     @Override
@@ -167,6 +168,14 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             op.local = local;
             op.remote = remote;
         }, null);
+    }
+
+    @Override
+    public Mono<Void> put(Publisher<RemoteWrite> writes) {
+        if (writes == null) {
+            return Mono.error(new InvalidRequestException("publisher is null"));
+        }
+        return new StreamingOps.StreamMono<>(writes, actual -> new StreamingOps.Puts(this, actual));
     }
 
     @Override
@@ -317,7 +326,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
     }
 
-    private void checkRma(RegisteredSlice local, RemoteMemory remote, Operation op) {
+    void checkRma(RegisteredSlice local, RemoteMemory remote, Operation op) {
         if (!caps.supports(op)) {
             throw new OperationNotSupportedException(caps.transport() + " does not offer " + op);
         }

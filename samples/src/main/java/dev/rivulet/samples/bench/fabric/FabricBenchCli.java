@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import static dev.rivulet.samples.bench.Results.KIB;
 import static dev.rivulet.samples.bench.Results.sizeName;
@@ -63,6 +64,7 @@ public final class FabricBenchCli {
     private final String idle;
     private final double scale;
     private final List<Integer> sizes;
+    private final Set<String> modes;
     private final Path docs;
     private final Path moduleDir;
     private final Results results = new Results();
@@ -78,6 +80,8 @@ public final class FabricBenchCli {
         this.idle = o.getOrDefault("idle", "spin");
         this.scale = Double.parseDouble(o.getOrDefault("scale", "1.0"));
         this.sizes = CliArgs.sizes(o);
+        this.modes = Set.of(o.getOrDefault("modes", "stream,write,write-each,pingpong,netty,stream-rndv")
+                .split(","));
         this.moduleDir = moduleDir;
         this.docs = CliArgs.docs(o, moduleDir);
         this.commandLine = commandLine;
@@ -97,16 +101,19 @@ public final class FabricBenchCli {
         if (o.containsKey("help")) {
             System.out.println("usage: FabricBenchCli [--provider tcp|sockets|shm] [--runs N] [--idle spin|default] "
                     + "[--scale F] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs] [--no-rendezvous] "
-                    + "[--no-quiet-gate] [--label TEXT]");
+                    + "[--no-quiet-gate] [--label TEXT] [--modes stream,write,write-each,pingpong,netty,stream-rndv]");
             return;
         }
         FabricBenchCli cli = new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args));
+        if (cli.docs != null && o.containsKey("modes")) {
+            System.out.println("# --modes runs part of the table: docs/benchmarks.md is left as it is");
+        }
         long t0 = System.nanoTime();
         cli.run();
         String table = cli.report((System.nanoTime() - t0) / 1e9);
         System.out.println();
         System.out.println(table);
-        if (cli.docs != null) {
+        if (cli.docs != null && !o.containsKey("modes")) {
             FabricBenchDoc.DOC.update(cli.docs, cli.provider + ":" + cli.idle, table);
             System.out.println("updated " + cli.docs);
         }
@@ -119,15 +126,17 @@ public final class FabricBenchCli {
         boolean tcp = !provider.equals("sockets"); // tcp and shm: fast enough for the long counts
         long n = switch (mode) {
             case "stream" -> size <= 64 ? (tcp ? 200_000 : 10_000) : size <= 4 * KIB ? (tcp ? 100_000 : 10_000)
-                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 1_500 : 200);
-            case "write", "write-dc" -> size <= 64 ? (tcp ? 100_000 : 5_000) : size <= 4 * KIB ? (tcp ? 50_000 : 5_000)
-                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 1_500 : 200);
+                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 4_500 : 200);
+            case "write", "write-dc", "write-each" -> size <= 64 ? (tcp ? 100_000 : 5_000) : size <= 4 * KIB ? (tcp ? 50_000 : 5_000)
+                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 4_500 : 200);
             case "pingpong" -> tcp ? 10_000 : 200;
             case "netty" -> 200_000;
             default -> throw new IllegalArgumentException(mode);
         };
-        // shm moves data about ten times faster than tcp: four times the counts keep its phases near 0.5 s, long
-        // enough that JIT compilation and timer granularity do not decide the result.
+        // 1 MiB over tcp gets 4 500 messages (0.7 s at 6 GB/s): with 1 500 the phase was 0.25 s and the ratio
+        // wandered 0.82 .. 1.06 between invocations. shm moves data about ten times faster than tcp: four times the
+        // counts keep its phases near 0.5 to 1.2 s, long enough that JIT compilation and timer granularity do not
+        // decide the result.
         double providerScale = provider.equals("shm") && !mode.equals("netty") ? 4 : 1;
         return Math.max(mode.equals("pingpong") ? 20 : 10, Math.round(n * scale * providerScale));
     }
@@ -152,6 +161,10 @@ public final class FabricBenchCli {
         }
         for (int size : sizes) {
             blocks.get(List.of(eager(size), window(size))).add(new Test("write", size));
+            if (size >= 64 * KIB) {
+                // the same puts with one Mono each (flatMap): what the streamed put saves
+                blocks.get(List.of(eager(size), window(size))).add(new Test("write-each", size));
+            }
         }
         List<Test> first = blocks.computeIfAbsent(List.of(64 * KIB, 128), k -> new ArrayList<>());
         first.add(new Test("pingpong", 64));
@@ -165,6 +178,10 @@ public final class FabricBenchCli {
             }
         }
         for (Map.Entry<List<Integer>, List<Test>> e : blocks.entrySet()) {
+            e.getValue().removeIf(t -> !modes.contains(t.mode));
+            if (e.getValue().isEmpty()) {
+                continue;
+            }
             runBlock(e.getKey().get(0), e.getKey().get(1), e.getValue());
         }
     }
@@ -191,8 +208,8 @@ public final class FabricBenchCli {
                             continue;
                         }
                         machine.waitQuiet();
-                        if (t.mode.equals("stream-rndv")) {
-                            rivulet(server, client, t, true); // compared with the native stream of the same size
+                        if (t.mode.equals("stream-rndv") || t.mode.equals("write-each")) {
+                            rivulet(server, client, t, true); // compared with the native row of the same size
                             continue;
                         }
                         boolean nativeFirst = r % 2 == 1;
@@ -281,7 +298,7 @@ public final class FabricBenchCli {
         b.append("|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
         List<String> missed = new ArrayList<>();
         for (String mode : List.of("stream", "write")) {
-            for (int size : sizes) {
+            for (int size : modes.contains(mode) ? sizes : List.<Integer>of()) {
                 String unit = size <= 4 * KIB ? "msgs/s" : "MB/s";
                 String field = unit.equals("msgs/s") ? "msgs_per_s" : "mb_per_s";
                 Spread n = spread("native", mode, size, field);
@@ -305,6 +322,16 @@ public final class FabricBenchCli {
                 b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |%n",
                         new Test(mode, size).label(), sizeName(size), unit, fmt(n.median(), unit), range(n, unit),
                         fmt(r.median(), unit), range(r, unit), ratio, target, met));
+            }
+        }
+        for (int size : sizes) {
+            Spread n = spread("native", "write", size, "mb_per_s");
+            Spread r = spread("rivulet", "write-each", size, "mb_per_s");
+            if (n != null && r != null) {
+                b.append(String.format(Locale.ROOT, "| RMA write, one `put(local, remote)` Mono per put through "
+                                + "`flatMap` (same native figures) | %s | MB/s | %s | %s | %s | %s | %.2f | — | |%n",
+                        sizeName(size), fmt(n.median(), "MB/s"), range(n, "MB/s"), fmt(r.median(), "MB/s"),
+                        range(r, "MB/s"), r.median() / n.median()));
             }
         }
         for (int size : sizes) {
@@ -379,6 +406,8 @@ public final class FabricBenchCli {
         Spread sa = spread("rivulet", "stream", 64, "server_alloc_b_per_msg");
         Spread frames = spread("rivulet", "stream", 64, "coalesced_frames");
         Spread pa = spread("rivulet", "write", sizes.contains(64) ? 64 : sizes.get(0), "client_alloc_b_per_msg");
+        int peaSize = sizes.contains(64 * KIB) ? 64 * KIB : sizes.getLast();
+        Spread pea = spread("rivulet", "write-each", peaSize, "client_alloc_b_per_msg");
         Spread nca = spread("netty", "netty", 64, "client_alloc_b_per_msg");
         Spread nsa = spread("netty", "netty", 64, "server_alloc_b_per_msg");
         if (ca != null && sa != null) {
@@ -393,7 +422,12 @@ public final class FabricBenchCli {
                         + "for %d messages)", count / Math.max(1, frames.median()), frames.median(), count));
             }
             if (pa != null) {
-                b.append(String.format(Locale.ROOT, "; Rivulet puts (`flatMap(put)`) %.0f B/put", pa.median()));
+                b.append(String.format(Locale.ROOT, "; Rivulet streamed puts (`put(Publisher<RemoteWrite>)`) %.1f "
+                        + "B/put", pa.median()));
+            }
+            if (pea != null) {
+                b.append(String.format(Locale.ROOT, ", one Mono per put (`flatMap(put)`, %s) %.0f B/put",
+                        sizeName(peaSize), pea.median()));
             }
             if (nca != null && nsa != null) {
                 b.append(String.format(Locale.ROOT, "; Reactor Netty %.1f B/message sending, %.1f B/message "
@@ -405,12 +439,16 @@ public final class FabricBenchCli {
         b.append("Messages per measurement: ");
         List<String> cs = new ArrayList<>();
         for (String mode : List.of("stream", "write")) {
-            for (int size : sizes) {
+            for (int size : modes.contains(mode) ? sizes : List.<Integer>of()) {
                 cs.add(mode + " " + sizeName(size) + " " + count(mode, size) + " (window " + window(size) + ")");
             }
         }
-        cs.add("ping-pong " + count("pingpong", 64) + " round trips");
-        cs.add("Netty " + count("netty", 64));
+        if (modes.contains("pingpong")) {
+            cs.add("ping-pong " + count("pingpong", 64) + " round trips");
+        }
+        if (modes.contains("netty")) {
+            cs.add("Netty " + count("netty", 64));
+        }
         b.append(String.join(", ", cs)).append("; each preceded by an untimed tenth as warm-up.\n\n");
         b.append(missed.isEmpty() ? "All targets met in this run.\n"
                 : "Targets missed in this run: " + String.join(", ", missed) + ".\n");

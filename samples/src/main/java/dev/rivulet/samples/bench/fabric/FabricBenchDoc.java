@@ -49,8 +49,10 @@ final class FabricBenchDoc {
             the public API only. Streaming is `Endpoint.send(Publisher<Buffer>)` of pooled registered buffers
             (`Flux.generate`, an 8-byte sequence header written in place) to a `receive()` subscriber in the other
             JVM that checks the sequence and releases every buffer; timed until that subscriber has seen the last
-            message (it answers with a message of its own). Puts are `Flux.range(..).flatMap(i -> put(local,
-            remote), window).then(flush())` into a buffer the server registered and advertised. Ping-pong is
+            message (it answers with a message of its own). Puts are one streamed `put(Publisher<RemoteWrite>)`
+            (demand is free send slots, no `Mono` per put) followed by `flush()`, into a buffer the server registered
+            and advertised; the extra "one Mono per put" rows issue the same puts as
+            `Flux.range(..).flatMap(i -> put(local, remote), window).then(flush())`. Ping-pong is
             `send(Buffer)` from the client's progress thread (inside its `receive()` subscriber), echoed by the
             server sending the received buffer itself back. Queue depths and `sendPrefetch` equal the native window
             (128, or 16 at 1 MiB); `fabric.eagerSize` is 64 KiB, or the message size above that (1 MiB: the eager

@@ -11,6 +11,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.ClientSide;
@@ -35,6 +36,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -192,7 +194,8 @@ public final class FabricBenchNode {
         System.out.flush();
         CommandLoop.run((mode, size, count) -> switch (mode) {
             case "stream" -> c.stream(size, count);
-            case "write" -> c.write(size, count);
+            case "write" -> c.write(size, count, true);
+            case "write-each" -> c.write(size, count, false);
             case "pingpong" -> c.pingpong(size, (int) count);
             case "netty" -> c.netty(count);
             default -> throw new IllegalArgumentException("unknown command " + mode);
@@ -303,24 +306,35 @@ public final class FabricBenchNode {
                     s1.creditStalls() - s0.creditStalls(), s1.noResourceRetries() - s0.noResourceRetries());
         }
 
-        private void puts(RegisteredSlice local, RemoteMemory remote, long n) {
-            Flux.range(0, (int) n).flatMap(i -> ep.put(local, remote), depth, 1).then(ep.flush()).block(TIMEOUT);
+        /**
+         * {@code n} puts of {@code local} into {@code remote}, then a flush. {@code streamed}: one
+         * {@code put(Publisher<RemoteWrite>)} (demand = free send slots, no Mono per put); otherwise one
+         * {@code put(local, remote)} Mono per put through {@code flatMap} with the same window.
+         */
+        private void puts(RegisteredSlice local, RemoteMemory remote, long n, boolean streamed) {
+            if (streamed) {
+                RemoteWrite w = new RemoteWrite(local, remote);
+                ep.put(Flux.fromIterable(Collections.nCopies((int) n, w))).then(ep.flush()).block(TIMEOUT);
+            } else {
+                Flux.range(0, (int) n).flatMap(i -> ep.put(local, remote), depth, 1).then(ep.flush())
+                        .block(TIMEOUT);
+            }
         }
 
-        String write(int size, long count) {
+        String write(int size, long count, boolean streamed) {
             RegisteredSlice local = source.slice(0, size);
             RemoteMemory remote = target.slice(0, size);
-            puts(local, remote, warmOf(count));
+            puts(local, remote, warmOf(count), streamed);
             long a0 = allocated();
             long t0 = System.nanoTime();
-            puts(local, remote, count);
+            puts(local, remote, count, streamed);
             long t1 = System.nanoTime();
             long a1 = allocated();
             double secs = (t1 - t0) / 1e9;
-            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=write provider=%s size=%d count=%d "
+            return String.format(Locale.ROOT, "RESULT impl=rivulet mode=%s provider=%s size=%d count=%d "
                             + "window=%d seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f",
-                    provider, size, count, depth, secs, count / secs, count * (double) size / secs / 1e6,
-                    (a1 - a0) / (double) count);
+                    streamed ? "write" : "write-each", provider, size, count, depth, secs, count / secs,
+                    count * (double) size / secs / 1e6, (a1 - a0) / (double) count);
         }
 
         String pingpong(int size, int count) throws Exception {

@@ -1,7 +1,9 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.RemoteWrite;
 import org.jctools.queues.SpscArrayQueue;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -12,43 +14,96 @@ import reactor.util.context.Context;
 
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Function;
 
 /**
- * {@code send(Publisher)}: local send-queue credits turned into upstream demand. It requests
- * {@code prefetch} messages (at most the send queue depth), and one more each time a message completes, so the
- * messages it holds never exceed the slots it may fill. Ops are preallocated and recycled: steady state allocates
- * nothing per message.
+ * {@code send(Publisher)} and {@code put(Publisher)}: local send-queue credits turned into upstream demand. It
+ * requests {@code prefetch} items (at most the send queue depth), and one more each time an operation completes,
+ * so the operations it holds never exceed the slots they may fill. Ops are preallocated and recycled, and no
+ * {@code Mono} is subscribed per item: steady state allocates nothing per operation.
  *
- * <p>Termination: upstream completion ends the {@code Mono} once every message has completed; the first failure
- * cancels upstream and ends it with that failure once the messages in flight are accounted for; cancelling the
- * {@code Mono} cancels upstream, and messages already posted still release their buffers on completion.
+ * <p>Termination: upstream completion ends the {@code Mono} once every operation has completed; the first failure
+ * cancels upstream and ends it with that failure once the operations in flight are accounted for; cancelling the
+ * {@code Mono} cancels upstream, and operations already posted still finish (and release their buffers) on
+ * completion, because the provider may still touch their memory.
+ *
+ * @param <T> what upstream emits: a message buffer or a remote write
  */
-final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Sink {
+abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Sink {
 
     /** The cold {@code Mono} a caller holds. */
-    static final class SendMono extends Mono<Void> {
-        private final EndpointEngine engine;
-        private final Publisher<Buffer> source;
+    static final class StreamMono<T> extends Mono<Void> {
+        private final Publisher<T> source;
+        private final Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver;
 
-        SendMono(EndpointEngine engine, Publisher<Buffer> source) {
-            this.engine = engine;
+        StreamMono(Publisher<T> source, Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver) {
             this.source = source;
+            this.driver = driver;
         }
 
         @Override
         public void subscribe(CoreSubscriber<? super Void> actual) {
-            StreamingSend s = new StreamingSend(engine, actual);
+            StreamingOps<T> s = driver.apply(actual);
             actual.onSubscribe(s);
             source.subscribe(s);
         }
     }
 
-    private static final AtomicIntegerFieldUpdater<StreamingSend> OUTSTANDING =
-            AtomicIntegerFieldUpdater.newUpdater(StreamingSend.class, "outstanding");
-    private static final AtomicIntegerFieldUpdater<StreamingSend> TERMINATED =
-            AtomicIntegerFieldUpdater.newUpdater(StreamingSend.class, "terminated");
+    /** {@code send(Publisher<Buffer>)}: each buffer becomes a message; the op owns its reference. */
+    static final class Sends extends StreamingOps<Buffer> {
+        Sends(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual);
+        }
 
-    private final EndpointEngine engine;
+        @Override
+        void check(Buffer buffer) {
+            engine.checkSendBuffer(buffer);
+        }
+
+        @Override
+        void prepare(Op op, Buffer buffer) {
+            op.kind = OpKind.SEND;
+            op.buffer = buffer;
+        }
+
+        @Override
+        void discard(Buffer buffer) {
+            buffer.release();
+        }
+    }
+
+    /** {@code put(Publisher<RemoteWrite>)}: each element becomes one put; the caller keeps its memory. */
+    static final class Puts extends StreamingOps<RemoteWrite> {
+        Puts(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual);
+        }
+
+        @Override
+        void check(RemoteWrite write) {
+            engine.checkRma(write.local(), write.remote(), Operation.PUT);
+        }
+
+        @Override
+        void prepare(Op op, RemoteWrite write) {
+            op.kind = OpKind.PUT;
+            op.local = write.local();
+            op.remote = write.remote();
+        }
+
+        @Override
+        void discard(RemoteWrite write) {
+            // nothing is owned: the caller's memory stays the caller's
+        }
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static final AtomicIntegerFieldUpdater<StreamingOps> OUTSTANDING =
+            AtomicIntegerFieldUpdater.newUpdater(StreamingOps.class, "outstanding");
+    @SuppressWarnings("rawtypes")
+    private static final AtomicIntegerFieldUpdater<StreamingOps> TERMINATED =
+            AtomicIntegerFieldUpdater.newUpdater(StreamingOps.class, "terminated");
+
+    final EndpointEngine engine;
     private final CoreSubscriber<? super Void> actual;
     private final SpscArrayQueue<Op> free;
     private final Op[] all;
@@ -59,17 +114,26 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
     private volatile boolean upstreamDone;
     private volatile boolean cancelled;
     private volatile Throwable failure;
-    /** Messages taken from upstream and not yet finished. */
+    /** Items taken from upstream and not yet finished. */
     private volatile int outstanding;
     private volatile int terminated;
 
-    StreamingSend(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+    StreamingOps(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
         this.engine = engine;
         this.actual = actual;
         this.prefetch = engine.sendPrefetch();
         this.free = new SpscArrayQueue<>(prefetch);
         this.all = new Op[prefetch];
     }
+
+    /** Validates an item on the emitting thread; throws the typed exception that ends the stream. */
+    abstract void check(T item);
+
+    /** Fills a recycled op for {@code item}. */
+    abstract void prepare(Op op, T item);
+
+    /** Drops an item that will not be posted (released if the stream owns it). */
+    abstract void discard(T item);
 
     /** A recycled op, or a new one while fewer than {@code prefetch} exist (short streams stay cheap). */
     private Op takeOp() {
@@ -99,16 +163,16 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
     }
 
     @Override
-    public void onNext(Buffer buffer) {
-        Objects.requireNonNull(buffer, "§2.13: onNext(null)");
+    public void onNext(T item) {
+        Objects.requireNonNull(item, "§2.13: onNext(null)");
         if (upstreamDone || cancelled || failure != null) {
-            buffer.release();
+            discard(item);
             return;
         }
         try {
-            engine.checkSendBuffer(buffer);
+            check(item);
         } catch (TransportException e) {
-            buffer.release();
+            discard(item);
             upstream.cancel();
             failWith(e);
             return;
@@ -116,15 +180,14 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
         Op op = takeOp();
         if (op == null) {
             // Upstream sent more than requested: a §1.1 violation. Refuse rather than grow.
-            buffer.release();
+            discard(item);
             upstream.cancel();
             failWith(Operators.onOperatorError(new IllegalStateException("upstream ignored demand"),
                     actual.currentContext()));
             return;
         }
         op.recycle();
-        op.kind = OpKind.SEND;
-        op.buffer = buffer;
+        prepare(op, item);
         op.sink = this;
         op.context = actual.currentContext();
         OUTSTANDING.incrementAndGet(this);
@@ -186,7 +249,7 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
         tryTerminate();
     }
 
-    /** Signals the end once upstream is done (or failed) and no message is outstanding. */
+    /** Signals the end once upstream is done (or failed) and no operation is outstanding. */
     private void tryTerminate() {
         boolean end = failure != null || upstreamDone;
         if (!end || outstanding != 0 || !TERMINATED.compareAndSet(this, 0, 1)) {
@@ -218,8 +281,8 @@ final class StreamingSend implements CoreSubscriber<Buffer>, Subscription, Op.Si
             s.cancel();
         }
         upstreamDone = true;
-        // Messages still waiting in the pending FIFO are dropped (their buffers released); posted ones finish
-        // normally because the provider may still read their memory.
+        // Operations still waiting in the pending FIFO are dropped (send buffers released); posted ones finish
+        // normally because the provider may still touch their memory.
         for (Op op : all) {
             if (op != null) {
                 op.cancel();
