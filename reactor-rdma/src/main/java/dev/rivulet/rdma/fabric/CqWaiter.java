@@ -15,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  * How a progress loop sleeps when its idle strategy says park: in the kernel, on the wait objects of its endpoints'
  * completion queues ({@code FI_WAIT_FD}, gathered in one epoll set), after {@code fi_trywait} confirmed nothing is
  * pending. An eventfd in the same set lets submitters wake it. A loop with any queue that has no fd (the {@code shm}
- * provider only offers {@code FI_WAIT_YIELD}) falls back to parking the thread.
+ * provider only offers {@code FI_WAIT_YIELD}; {@code fabric.completionWait=none} asks for none) falls back to parking
+ * the thread on a timer.
  */
 final class CqWaiter implements Waiter, AutoCloseable {
 

@@ -196,8 +196,13 @@ final class FabricDomain implements AutoCloseable {
         return names;
     }
 
-    /** Opens an RDM endpoint with its own completion queue, bound to the shared AV, enabled. */
-    EndpointHandles openEndpoint(int cqSize) {
+    /**
+     * Opens an RDM endpoint with its own completion queue, bound to the shared AV, enabled. {@code sleepOnFd}: ask
+     * for an {@code FI_WAIT_FD} queue (where the provider has one), so an idle progress thread can sleep in epoll on
+     * it; otherwise the queue is {@code FI_WAIT_NONE}, cheaper to poll (tcp's progress then polls its sockets with
+     * {@code poll} instead of keeping an epoll set behind the wait fd), and an idle thread sleeps on a timer.
+     */
+    EndpointHandles openEndpoint(int cqSize, boolean sleepOnFd) {
         MemorySegment cq = MemorySegment.NULL;
         MemorySegment ep = MemorySegment.NULL;
         try (Arena tmp = Arena.ofConfined()) {
@@ -207,7 +212,7 @@ final class FabricDomain implements AutoCloseable {
             FiCqAttr.setSize(cqAttr, cqSize);
             // A file descriptor to sleep on where the provider offers one (tcp, sockets); shm only offers
             // FI_WAIT_YIELD, whose blocking read never returns, so its queues are polled.
-            boolean fd = !"shm".equals(provider);
+            boolean fd = sleepOnFd && !"shm".equals(provider);
             FiCqAttr.setWaitObj(cqAttr, fd ? FI_WAIT_FD : FI_WAIT_NONE);
             int rc = FidDomain.cqOpen(domain, cqAttr, out, MemorySegment.NULL);
             if (rc != 0 && fd) {

@@ -33,8 +33,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Rivulet over libfabric RDM endpoints: one fabric/domain/AV per transport, one endpoint and completion queue per
  * connection, connected through the {@link Bootstrap} exchange. Options: {@code provider} (default {@code tcp}),
- * {@code fabric.eagerSize} (receive buffer size: larger messages go by rendezvous, default 64 KiB) and
- * {@code fabric.maxMessageSize} (default 16 MiB).
+ * {@code fabric.eagerSize} (receive buffer size: larger messages go by rendezvous, default 64 KiB),
+ * {@code fabric.maxMessageSize} (default 16 MiB) and {@code fabric.completionWait}: {@code fd} (default) opens
+ * completion queues with a file descriptor the progress thread sleeps on when idle; {@code none} opens them
+ * {@code FI_WAIT_NONE}, for deployments that busy-poll: each poll is cheaper (on tcp by 5 to 10 % of throughput
+ * here), and an idle thread sleeps on a timer instead, so the first completion after a sleep waits for it.
  */
 public final class FabricTransport extends AbstractTransport {
 
@@ -43,6 +46,8 @@ public final class FabricTransport extends AbstractTransport {
     private final FabricDomain fabric;
     private final Capabilities caps;
     private final int eagerSize;
+    /** Whether completion queues get a wait fd ({@code fabric.completionWait=fd}). */
+    private final boolean completionWaitFd;
     /** One sleeping strategy per polling thread, over the queues of the endpoints that live there. */
     private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
 
@@ -62,6 +67,11 @@ public final class FabricTransport extends AbstractTransport {
         String provider = fabric.provider;
         String name = name();
         this.eagerSize = config.intOption("fabric.eagerSize", DEFAULT_EAGER);
+        String wait = config.optionOr("fabric.completionWait", "fd");
+        if (!wait.equals("fd") && !wait.equals("none")) {
+            throw new InvalidRequestException("fabric.completionWait must be fd or none, not '" + wait + "'");
+        }
+        this.completionWaitFd = wait.equals("fd");
         long maxMessage = config.intOption("fabric.maxMessageSize", 16 << 20);
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.GET,
                 Operation.FLUSH, Operation.FENCE);
@@ -82,7 +92,7 @@ public final class FabricTransport extends AbstractTransport {
         if (!fabric.atomics) {
             return ops;
         }
-        FabricDomain.EndpointHandles h = fabric.openEndpoint(16);
+        FabricDomain.EndpointHandles h = fabric.openEndpoint(16, false);
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment count = tmp.allocate(JAVA_LONG);
             for (int dt : new int[]{FI_UINT64, FI_UINT32}) {
@@ -125,7 +135,7 @@ public final class FabricTransport extends AbstractTransport {
             checkOpen();
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
-            FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize());
+            FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             Socket s = new Socket();
             try {
                 s.setTcpNoDelay(true);
@@ -156,7 +166,7 @@ public final class FabricTransport extends AbstractTransport {
         return Mono.<Endpoint>fromCallable(() -> {
             checkOpen();
             refuseSameProcessAttach(name);
-            FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize());
+            FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             try {
                 return newEndpoint(h, name, null, "fabric-raw://" + java.util.HexFormat.of().formatHex(name));
             } catch (RuntimeException e) {
@@ -236,7 +246,7 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     FabricDomain.EndpointHandles fabricEndpoint() {
-        return fabric.openEndpoint(cqSize());
+        return fabric.openEndpoint(cqSize(), completionWaitFd);
     }
 
     /** Lets go of an endpoint that never got wired up (or already was let go: then nothing happens). */

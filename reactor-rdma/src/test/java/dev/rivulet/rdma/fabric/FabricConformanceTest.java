@@ -30,6 +30,23 @@ class FabricConformanceTest {
         }
     }
 
+    /**
+     * tcp with {@code fabric.completionWait=none}: completion queues without a wait fd, so idle progress threads
+     * sleep on a timer; everything (closes, vanished peers, slow consumers) must still end on time.
+     */
+    @Nested
+    class TcpPolledQueues extends OnProvider {
+        @Override
+        String provider() {
+            return "tcp";
+        }
+
+        @Override
+        protected Transport openTransport(TransportConfig config) {
+            return super.openTransport(config.option("fabric.completionWait", "none"));
+        }
+    }
+
     @Nested
     class Sockets extends OnProvider {
         @Override

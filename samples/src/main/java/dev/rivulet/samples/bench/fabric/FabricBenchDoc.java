@@ -58,10 +58,11 @@ final class FabricBenchDoc {
             (128, or 16 at 1 MiB); `fabric.eagerSize` is 64 KiB, or the message size above that (1 MiB: the eager
             size must cover the largest message, so 1 MiB messages go eager, like the native program's); the extra
             "default 64 KiB eager size" row streams 1 MiB through Rivulet's rendezvous instead. Each JVM runs
-            `-Xmx2g`. `--idle spin` (the default here) makes the progress threads busy-poll during each Rivulet
-            measurement, as the native program does, through a public `IdleStrategy` that backs off like the
-            default one between measurements, so idle JVMs do not take CPU from the native runs; `--idle default`
-            measures the default strategy throughout.
+            `-Xmx2g`. `--idle spin` (the default here) configures Rivulet for busy polling, as the native program
+            is: progress threads busy-poll during each Rivulet measurement through a public `IdleStrategy` that backs
+            off like the default one between measurements (so idle JVMs do not take CPU from the native runs), and
+            completion queues are opened without a wait fd (`fabric.completionWait=none`, `FI_WAIT_NONE` like the
+            native program's); `--idle default` measures the default configuration throughout.
 
             **Reactor Netty** (`reactor-netty-core`; the tables of issue 3 were taken with its NIO transport, later
             runs get the native epoll transport that `samples/pom.xml` now adds) streams 64-byte fixed-length frames (`FixedLengthFrameDecoder`) between the same

@@ -67,10 +67,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * <p>Every message starts with a {@link dev.rivulet.samples.bench.BenchWire} header.
  *
  * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} to a {@code receive()} subscriber that
- * releases every buffer, {@code put} with bounded concurrency then {@code flush}, {@code send(Buffer)} /
- * {@code receive()} for ping-pong (the server sends the received buffer itself back). Transports use the default
- * idle strategy unless {@code --idle spin}: then {@link SwitchableIdle}, which busy-polls between the parent's
- * "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and backs off otherwise.
+ * releases every buffer, streamed {@code put(Publisher)} (or one {@code put} Mono each through {@code flatMap}) then
+ * {@code flush}, {@code send(Buffer)} / {@code receive()} for ping-pong (the server sends the received buffer itself
+ * back). Transports use the default configuration unless {@code --idle spin}: then {@link SwitchableIdle}, which
+ * busy-polls between the parent's "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and
+ * backs off otherwise, and {@code fabric.completionWait=none}, as the native program polls {@code FI_WAIT_NONE}
+ * queues.
  */
 public final class FabricBenchNode {
 
@@ -96,7 +98,9 @@ public final class FabricBenchNode {
                 .option("fabric.eagerSize", Integer.toString(eager))
                 .sendQueueDepth(depth).receiveQueueDepth(depth).sendPrefetch(depth);
         if ("spin".equals(o.get("idle"))) {
-            config = config.idleStrategy(SwitchableIdle::new);
+            // Configured for busy polling as the native program is: completion queues without a wait fd
+            // (FI_WAIT_NONE, cheaper to poll on tcp), progress threads spinning while measured.
+            config = config.idleStrategy(SwitchableIdle::new).option("fabric.completionWait", "none");
         }
         switch (args[0]) {
             case "server" -> server(config, provider, eager);
