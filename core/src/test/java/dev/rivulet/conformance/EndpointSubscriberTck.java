@@ -9,8 +9,6 @@ import org.reactivestreams.tck.TestEnvironment;
 import org.testng.annotations.AfterClass;
 import org.testng.annotations.BeforeClass;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -22,9 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public abstract class EndpointSubscriberTck<T> extends SubscriberBlackboxVerification<T> {
 
-    private Transport server;
-    private Transport client;
-    private final List<Pair> pairs = new ArrayList<>();
+    private final TckPairs transports = new TckPairs(this::openTransport);
 
     protected EndpointSubscriberTck() {
         super(new TestEnvironment(2_000, 500));
@@ -43,28 +39,24 @@ public abstract class EndpointSubscriberTck<T> extends SubscriberBlackboxVerific
 
     @BeforeClass
     public void openTransports() {
-        server = openTransport(TransportConfig.defaults());
-        client = openTransport(TransportConfig.defaults());
+        transports.open();
     }
 
     @AfterClass(alwaysRun = true)
     public void closeTransports() {
-        pairs.forEach(Pair::close);
-        client.dispose();
-        server.dispose();
+        transports.close();
         cleanUp();
     }
 
     /** The pair the latest subscriber belongs to. */
     protected Pair latest() {
-        return pairs.getLast();
+        return transports.latest();
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public Subscriber<T> createSubscriber() {
-        Pair p = Pair.connect(server, client, bindAddress("tck-sub"));
-        pairs.add(p);
+        Pair p = transports.connect(bindAddress("tck-sub"));
         AtomicReference<Subscriber<? super T>> captured = new AtomicReference<>();
         consume(p, captured::set);
         return (Subscriber<T>) captured.get();

@@ -10,9 +10,6 @@ import org.testng.annotations.AfterClass;
 import org.testng.annotations.BeforeClass;
 import reactor.core.publisher.Flux;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * Reactive Streams TCK publisher rules on {@code receive()}: the publisher under test is the server side of a
  * fresh pair whose client streams exactly {@code elements} messages and then closes, so {@code receive()}
@@ -20,9 +17,7 @@ import java.util.List;
  */
 public abstract class ReceivePublisherTck extends PublisherVerification<Buffer> {
 
-    private Transport server;
-    private Transport client;
-    private final List<Pair> pairs = new ArrayList<>();
+    private final TckPairs transports = new TckPairs(this::openTransport);
 
     protected ReceivePublisherTck() {
         super(new TestEnvironment(2_000, 500));
@@ -34,21 +29,17 @@ public abstract class ReceivePublisherTck extends PublisherVerification<Buffer> 
 
     @BeforeClass
     public void openTransports() {
-        server = openTransport(TransportConfig.defaults());
-        client = openTransport(TransportConfig.defaults());
+        transports.open();
     }
 
     @AfterClass(alwaysRun = true)
     public void closeTransports() {
-        pairs.forEach(Pair::close);
-        client.dispose();
-        server.dispose();
+        transports.close();
     }
 
     @Override
     public Publisher<Buffer> createPublisher(long elements) {
-        Pair p = Pair.connect(server, client, bindAddress("tck"));
-        pairs.add(p);
+        Pair p = transports.connect(bindAddress("tck"));
         p.client().send(Flux.<Buffer, Long>generate(() -> 0L, (s, sink) -> {
                     if (s == elements) {
                         sink.complete();
@@ -66,7 +57,7 @@ public abstract class ReceivePublisherTck extends PublisherVerification<Buffer> 
     public Publisher<Buffer> createFailedPublisher() {
         // A receive() on an endpoint whose connection already broke: the client's transport is disposed first.
         Transport doomed = openTransport(TransportConfig.defaults());
-        Pair p = Pair.connect(server, doomed, bindAddress("tck-failed"));
+        Pair p = Pair.connect(transports.server(), doomed, bindAddress("tck-failed"));
         p.server().dispose();
         p.server().onClose().block(Pair.TIMEOUT);
         doomed.dispose();
