@@ -3,7 +3,7 @@
  * (docs/benchmarks.md, section "libfabric").
  *
  *   gcc -O2 -o target/fabric_bench src/main/c/fabric_bench.c -lfabric
- *   target/fabric_bench [-p tcp|sockets] [-w WINDOW] [-W WARMUP] [-d] stream|write|pingpong SIZE COUNT
+ *   target/fabric_bench [-p tcp|sockets|shm] [-w WINDOW] [-W WARMUP] [-d] [-m] stream|write|pingpong SIZE COUNT
  *
  * Two processes on one machine: the program forks before touching libfabric; the parent is the client
  * (sender / RMA initiator / pinger), the child the server (receiver / RMA target / echo). They exchange endpoint
@@ -11,8 +11,11 @@
  * Both sides open the provider with the hints Rivulet's FabricDomain uses (FI_EP_RDM, FI_MSG | FI_RMA | FI_READ |
  * FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV, plus FI_ATOMIC where offered, mode
  * FI_CONTEXT | FI_CONTEXT2, mr_mode FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY,
- * FI_THREAD_SAFE), take the first fi_info entry, and poll their completion queues (FI_WAIT_NONE) all the time:
- * tcp;ofi_rxm and sockets make progress only inside fi_cq_read (manual data progress) on both sides.
+ * FI_THREAD_SAFE; with -m also data_progress FI_PROGRESS_MANUAL, as Rivulet's fabric.dataProgress=manual), take the
+ * first fi_info entry, and poll their completion queues (FI_WAIT_NONE) all the time. tcp;ofi_rxm and shm make
+ * progress only inside fi_cq_read (manual data progress) either way; sockets runs a progress thread of its own
+ * unless -m asks for manual progress. With manual progress a side must keep polling while it waits for its peer
+ * (the barriers do), or the peer's last transmits may never complete.
  *
  * Modes (each runs WARMUP untimed operations first, default COUNT / 10, then COUNT timed ones):
  *   stream SIZE COUNT    one fi_send per message, at most WINDOW sends outstanding (default 128), each from a buffer
@@ -76,6 +79,8 @@ static const char *prov = "tcp";
 static int window = 128;
 static int delivery_complete = 0;
 static int single_buffer = 0;
+/* -m: ask for FI_PROGRESS_MANUAL data progress, as Rivulet does with fabric.dataProgress=manual */
+static enum fi_progress data_progress = FI_PROGRESS_UNSPEC;
 
 struct bench {
     struct fi_info *info;
@@ -91,6 +96,10 @@ struct bench {
     struct fi_context2 *rx_ctx;
     int *tx_free;
     int tx_free_count;
+    /* receive completions reaped by a caller that was not waiting for receives (a barrier, a post's retry),
+     * handed to the next one that is, in the order they completed */
+    int *rx_stash;
+    int rx_stashed;
 };
 
 static double now_s(void) {
@@ -142,11 +151,24 @@ static int sock_readable(int fd) {
     return poll(&p, 1, 0) > 0;
 }
 
-/* Both sides write a byte, then read the other's: neither goes on before both got here. */
+static int progress(struct bench *b, int *rx_slots, int rx_cap);
+
+/*
+ * Both sides write a byte, then read the other's: neither goes on before both got here. The wait keeps this side's
+ * progress going: with manual data progress (tcp;ofi_rxm, shm, sockets opened with FI_PROGRESS_MANUAL) the peer
+ * may still need it, e.g. to complete the transmit of the last message this side received. The peer may leave
+ * first and send at once: receive completions reaped here wait in the stash.
+ */
 static void barrier(struct bench *b) {
     char c = 'b';
     sock_write(b->sock, &c, 1);
-    sock_read(b->sock, &c, 1);
+    for (unsigned spin = 0;; spin++) {
+        if ((spin & 63) == 0 && sock_readable(b->sock)) {
+            sock_read(b->sock, &c, 1);
+            return;
+        }
+        progress(b, NULL, 0);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------- setup */
@@ -162,6 +184,7 @@ static struct fi_info *getinfo(uint64_t caps) {
     hints->ep_attr->type = FI_EP_RDM;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->domain_attr->threading = FI_THREAD_SAFE;
+    hints->domain_attr->data_progress = data_progress;
     hints->fabric_attr->prov_name = strdup(prov);
     int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &out);
     fi_freeinfo(hints);
@@ -222,6 +245,7 @@ static void open_fabric(struct bench *b, size_t cq_size) {
 
     b->tx_ctx = calloc((size_t) window + 1, sizeof(struct fi_context2));
     b->rx_ctx = calloc((size_t) window + 1, sizeof(struct fi_context2));
+    b->rx_stash = calloc((size_t) window + 1, sizeof(int));
     b->tx_free = calloc((size_t) window + 1, sizeof(int));
     for (int i = 0; i <= window; i++) {
         b->tx_free[i] = i;
@@ -239,6 +263,7 @@ static void close_fabric(struct bench *b) {
     free(b->tx_ctx);
     free(b->rx_ctx);
     free(b->tx_free);
+    free(b->rx_stash);
 }
 
 struct region {
@@ -279,10 +304,18 @@ static void cq_error(struct bench *b) {
 
 /*
  * Reads completions once (the provider's progress happens here). Transmit-side completions give their context
- * slot back; receive completions are reported through rx_done (slot index) when given, else counted.
- * Returns the number of receive completions seen.
+ * slot back; receive completions go to rx_slots (slot indexes, at most rx_cap), earlier stashed ones first; a
+ * receive completion beyond rx_cap (rx_cap 0: the caller expects none) is stashed for the next caller that does.
+ * Returns the number of slots written to rx_slots.
  */
 static int progress(struct bench *b, int *rx_slots, int rx_cap) {
+    if (b->rx_stashed > 0 && rx_cap > 0) {
+        int n = b->rx_stashed < rx_cap ? b->rx_stashed : rx_cap;
+        memcpy(rx_slots, b->rx_stash, (size_t) n * sizeof(int));
+        memmove(b->rx_stash, b->rx_stash + n, (size_t) (b->rx_stashed - n) * sizeof(int));
+        b->rx_stashed -= n;
+        return n;
+    }
     struct fi_cq_data_entry e[CQ_BATCH];
     int rx = 0;
     ssize_t n = fi_cq_read(b->cq, e, CQ_BATCH);
@@ -296,10 +329,14 @@ static int progress(struct bench *b, int *rx_slots, int rx_cap) {
     for (ssize_t i = 0; i < n; i++) {
         struct fi_context2 *c = e[i].op_context;
         if (e[i].flags & FI_RECV) {
-            if (rx_slots && rx < rx_cap) {
-                rx_slots[rx] = (int) (c - b->rx_ctx);
+            int slot = (int) (c - b->rx_ctx);
+            if (rx < rx_cap) {
+                rx_slots[rx++] = slot;
+            } else if (b->rx_stashed <= window) {
+                b->rx_stash[b->rx_stashed++] = slot;
+            } else {
+                DIE("more receive completions than receives posted");
             }
-            rx++;
         } else {
             b->tx_free[b->tx_free_count++] = (int) (c - b->tx_ctx);
         }
@@ -535,7 +572,8 @@ static void send_one(struct bench *b, struct region *r, size_t size) {
 }
 
 static void wait_recv(struct bench *b) {
-    while (progress(b, NULL, 0) == 0) {
+    int slot;
+    while (progress(b, &slot, 1) == 0) {
     }
 }
 
@@ -590,7 +628,7 @@ static int run_pingpong(struct bench *b, int server, size_t size, long count, lo
 /* ------------------------------------------------------------------------------------------- main */
 
 static void usage(void) {
-    fprintf(stderr, "usage: fabric_bench [-p tcp|sockets] [-w WINDOW] [-W WARMUP] [-d] "
+    fprintf(stderr, "usage: fabric_bench [-p tcp|sockets|shm] [-w WINDOW] [-W WARMUP] [-d] [-m] "
                     "stream|write|pingpong SIZE COUNT\n");
     exit(64);
 }
@@ -598,12 +636,13 @@ static void usage(void) {
 int main(int argc, char **argv) {
     long warm = -1;
     int opt;
-    while ((opt = getopt(argc, argv, "p:w:W:d1")) != -1) {
+    while ((opt = getopt(argc, argv, "p:w:W:dm1")) != -1) {
         switch (opt) {
             case 'p': prov = optarg; break;
             case 'w': window = atoi(optarg); break;
             case 'W': warm = atol(optarg); break;
             case 'd': delivery_complete = 1; break;
+            case 'm': data_progress = FI_PROGRESS_MANUAL; break;
             case '1': single_buffer = 1; break;
             default: usage();
         }

@@ -101,13 +101,18 @@ final class FabricDomain implements AutoCloseable {
         this.sharesPeerMappings = "shm".equals(provider);
     }
 
-    /** Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead. */
-    static FabricDomain open(String provider) {
+    /**
+     * Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead.
+     * {@code dataProgress} is the {@code fi_domain_attr.data_progress} hint: {@code FI_PROGRESS_UNSPEC} takes the
+     * provider's own model, {@code FI_PROGRESS_MANUAL} asks for data to move only inside this transport's
+     * {@code fi_cq_read} calls (providers that only progress automatically still match).
+     */
+    static FabricDomain open(String provider, int dataProgress) {
         Libfabric.ensureAvailable();
-        MemorySegment info = getinfo(provider, WANTED_CAPS);
+        MemorySegment info = getinfo(provider, WANTED_CAPS, dataProgress);
         boolean atomics = info != null;
         if (info == null) {
-            info = getinfo(provider, WANTED_CAPS & ~FI_ATOMIC);
+            info = getinfo(provider, WANTED_CAPS & ~FI_ATOMIC, dataProgress);
         }
         if (info == null) {
             throw new TransportUnavailableException("libfabric offers no '" + provider
@@ -145,7 +150,7 @@ final class FabricDomain implements AutoCloseable {
         }
     }
 
-    private static MemorySegment getinfo(String provider, long caps) {
+    private static MemorySegment getinfo(String provider, long caps, int dataProgress) {
         MemorySegment hints = Libfabric.allocinfo();
         try (Arena tmp = Arena.ofConfined()) {
             FiInfo.setCaps(hints, caps);
@@ -154,6 +159,7 @@ final class FabricDomain implements AutoCloseable {
             MemorySegment d = FiInfo.domainAttr(hints);
             FiDomainAttr.setMrMode(d, OFFERED_MR_MODE);
             FiDomainAttr.setThreading(d, FI_THREAD_SAFE);
+            FiDomainAttr.setDataProgress(d, dataProgress);
             FiFabricAttr.setProvName(FiInfo.fabricAttr(hints), provider);
             MemorySegment out = tmp.allocate(ADDRESS);
             int rc = Libfabric.getinfo(Libfabric.apiVersion(), MemorySegment.NULL, MemorySegment.NULL, 0, hints, out);

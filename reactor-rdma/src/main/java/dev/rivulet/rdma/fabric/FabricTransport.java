@@ -38,6 +38,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * completion queues with a file descriptor the progress thread sleeps on when idle; {@code none} opens them
  * {@code FI_WAIT_NONE}, for deployments that busy-poll: each poll is cheaper (on tcp by 5 to 10 % of throughput
  * here), and an idle thread sleeps on a timer instead, so the first completion after a sleep waits for it.
+ * {@code fabric.dataProgress} ({@code provider}, the default; {@code manual}; {@code auto}) is the
+ * {@code data_progress} hint: {@code manual} spares {@code sockets} its own progress thread (data then moves only in
+ * the progress loops' CQ reads, and a parked loop notices it only when its timed sleep ends), see
+ * {@code docs/fabric-transport.md}.
  */
 public final class FabricTransport extends AbstractTransport {
 
@@ -52,7 +56,7 @@ public final class FabricTransport extends AbstractTransport {
     private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
 
     static FabricTransport open(TransportConfig config) {
-        FabricDomain fabric = FabricDomain.open(config.optionOr("provider", "tcp"));
+        FabricDomain fabric = FabricDomain.open(config.optionOr("provider", "tcp"), dataProgress(config));
         try {
             return new FabricTransport(config, fabric);
         } catch (RuntimeException e) {
@@ -84,6 +88,18 @@ public final class FabricTransport extends AbstractTransport {
                         : "FI_DELIVERY_COMPLETE") + ", so the data is at the target",
                 fabric.maxMsgSize <= 0 || fabric.maxMsgSize > (1L << 30) ? 1L << 30 : fabric.maxMsgSize,
                 fabric.checksRemoteKeys);
+    }
+
+    /** The {@code fi_domain_attr.data_progress} hint {@code fabric.dataProgress} names. */
+    static int dataProgress(TransportConfig config) {
+        String progress = config.optionOr("fabric.dataProgress", "provider");
+        return switch (progress) {
+            case "provider" -> FI_PROGRESS_UNSPEC;
+            case "manual" -> FI_PROGRESS_MANUAL;
+            case "auto" -> FI_PROGRESS_AUTO;
+            default -> throw new InvalidRequestException("fabric.dataProgress must be provider, manual or auto, not '"
+                    + progress + "'");
+        };
     }
 
     /** Which atomics the provider validates for 64- and 32-bit unsigned words on a scratch endpoint. */

@@ -55,6 +55,9 @@ class FabricConformanceTest {
         }
     }
 
+    // No sockets run with fabric.dataProgress=manual: it passed the kit three times out of three, but libfabric
+    // 1.17's sockets can stall for good in that mode (docs/fabric-transport.md), which would make the build flaky.
+
     /**
      * Both ends in this JVM: libfabric 1.17's shm borrows a same-process peer's mapping, so endpoints are closed in
      * libfabric only once their peer let go of them (SameProcessShm); every kit test runs, closes included. The kit

@@ -6,6 +6,9 @@ import dev.rivulet.rdma.libfabric.Libfabric;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_MANUAL;
+import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Transport options that are refused before anything is opened for good. */
@@ -13,11 +16,38 @@ class FabricOptionsTest {
 
     @Test
     void anUnknownCompletionWaitIsRefusedByName() {
+        assertRefused("fabric.completionWait", "yield", "fabric.completionWait must be fd or none, not 'yield'");
+    }
+
+    @Test
+    void anUnknownDataProgressIsRefusedByName() {
+        assertRefused("fabric.dataProgress", "sometimes",
+                "fabric.dataProgress must be provider, manual or auto, not 'sometimes'");
+    }
+
+    private static void assertRefused(String option, String value, String message) {
         Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
-        TransportConfig config = TransportConfig.defaults().option("provider", "tcp")
-                .option("fabric.completionWait", "yield");
+        TransportConfig config = TransportConfig.defaults().option("provider", "tcp").option(option, value);
         assertThatThrownBy(() -> new FabricTransportProvider().open(config))
                 .isInstanceOf(InvalidRequestException.class)
-                .hasMessageContaining("fabric.completionWait must be fd or none, not 'yield'");
+                .hasMessageContaining(message);
+    }
+
+    /** sockets progresses with a thread of its own unless asked not to: the hint must reach fi_getinfo. */
+    @Test
+    void manualDataProgressReachesTheProvider() {
+        Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
+        FabricDomain providerDefault = FabricDomain.open("sockets", FI_PROGRESS_UNSPEC);
+        try {
+            assertThat(providerDefault.autoProgress).as("sockets' own model").isTrue();
+        } finally {
+            providerDefault.close();
+        }
+        FabricDomain manual = FabricDomain.open("sockets", FI_PROGRESS_MANUAL);
+        try {
+            assertThat(manual.autoProgress).as("with fabric.dataProgress=manual").isFalse();
+        } finally {
+            manual.close();
+        }
     }
 }

@@ -62,6 +62,8 @@ public final class FabricBenchCli {
     private final String provider;
     private final int runs;
     private final String idle;
+    /** fabric.dataProgress of both nodes; "manual" also gives the native program -m (the same hint). */
+    private final String progress;
     private final double scale;
     private final List<Integer> sizes;
     private final Set<String> modes;
@@ -78,6 +80,7 @@ public final class FabricBenchCli {
         this.provider = o.getOrDefault("provider", "tcp");
         this.runs = Integer.parseInt(o.getOrDefault("runs", "5"));
         this.idle = o.getOrDefault("idle", "spin");
+        this.progress = o.getOrDefault("progress", "provider");
         this.scale = Double.parseDouble(o.getOrDefault("scale", "1.0"));
         this.sizes = CliArgs.sizes(o);
         this.modes = Set.of(o.getOrDefault("modes", "stream,write,write-each,pingpong,netty,stream-rndv")
@@ -91,6 +94,9 @@ public final class FabricBenchCli {
         if (!List.of("tcp", "sockets", "shm").contains(provider)) {
             throw new IllegalArgumentException("--provider must be tcp, sockets or shm (the others need hardware)");
         }
+        if (!progress.equals("provider") && !progress.equals("manual")) {
+            throw new IllegalArgumentException("--progress must be provider or manual");
+        }
         if (!idle.equals("spin") && !idle.equals("default")) {
             throw new IllegalArgumentException("--idle must be spin or default");
         }
@@ -101,7 +107,8 @@ public final class FabricBenchCli {
         if (o.containsKey("help")) {
             System.out.println("usage: FabricBenchCli [--provider tcp|sockets|shm] [--runs N] [--idle spin|default] "
                     + "[--scale F] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs] [--no-rendezvous] "
-                    + "[--no-quiet-gate] [--label TEXT] [--modes stream,write,write-each,pingpong,netty,stream-rndv]");
+                    + "[--no-quiet-gate] [--label TEXT] [--modes stream,write,write-each,pingpong,netty,stream-rndv] "
+                    + "[--progress provider|manual]");
             return;
         }
         FabricBenchCli cli = new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args));
@@ -114,7 +121,8 @@ public final class FabricBenchCli {
         System.out.println();
         System.out.println(table);
         if (cli.docs != null && !o.containsKey("modes")) {
-            FabricBenchDoc.DOC.update(cli.docs, cli.provider + ":" + cli.idle, table);
+            FabricBenchDoc.DOC.update(cli.docs, cli.provider + ":" + cli.idle
+                    + (cli.progress.equals("provider") ? "" : ":" + cli.progress), table);
             System.out.println("updated " + cli.docs);
         }
     }
@@ -123,13 +131,14 @@ public final class FabricBenchCli {
 
     /** Messages (or round trips) per measurement, chosen so that one takes roughly 0.2 to 1 s here. */
     long count(String mode, int size) {
-        boolean tcp = !provider.equals("sockets"); // tcp and shm: fast enough for the long counts
+        // sockets with its progress thread takes milliseconds per round trip here: short counts
+        boolean fast = !provider.equals("sockets") || progress.equals("manual");
         long n = switch (mode) {
-            case "stream" -> size <= 64 ? (tcp ? 200_000 : 10_000) : size <= 4 * KIB ? (tcp ? 100_000 : 10_000)
-                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 4_500 : 200);
-            case "write", "write-dc", "write-each" -> size <= 64 ? (tcp ? 100_000 : 5_000) : size <= 4 * KIB ? (tcp ? 50_000 : 5_000)
-                    : size <= 64 * KIB ? (tcp ? 20_000 : 3_000) : (tcp ? 4_500 : 200);
-            case "pingpong" -> tcp ? 10_000 : 200;
+            case "stream" -> size <= 64 ? (fast ? 200_000 : 10_000) : size <= 4 * KIB ? (fast ? 100_000 : 10_000)
+                    : size <= 64 * KIB ? (fast ? 20_000 : 3_000) : (fast ? 4_500 : 200);
+            case "write", "write-dc", "write-each" -> size <= 64 ? (fast ? 100_000 : 5_000) : size <= 4 * KIB ? (fast ? 50_000 : 5_000)
+                    : size <= 64 * KIB ? (fast ? 20_000 : 3_000) : (fast ? 4_500 : 200);
+            case "pingpong" -> fast ? 10_000 : 200;
             case "netty" -> 200_000;
             default -> throw new IllegalArgumentException(mode);
         };
@@ -190,10 +199,11 @@ public final class FabricBenchCli {
         System.out.printf(Locale.ROOT, "# Rivulet configuration: fabric.eagerSize=%d, send/receive queue depth and "
                 + "prefetch %d, idle strategy %s%n", eager, depth, idle);
         try (ChildJvm server = ChildJvm.start(FabricBenchNode.class, "server", List.of("--provider", provider, "--eager", Integer.toString(eager),
-                "--depth", Integer.toString(depth), "--idle", idle), moduleDir, LOOPBACK)) {
+                "--depth", Integer.toString(depth), "--idle", idle, "--progress", progress), moduleDir, LOOPBACK)) {
             String[] ready = server.ready().split(" ");
             try (ChildJvm client = ChildJvm.start(FabricBenchNode.class, "client", List.of("--provider", provider, "--eager",
-                    Integer.toString(eager), "--depth", Integer.toString(depth), "--idle", idle, "--address", ready[1],
+                    Integer.toString(eager), "--depth", Integer.toString(depth), "--idle", idle, "--progress", progress,
+                    "--address", ready[1],
                     "--netty-port", ready[2]), moduleDir, LOOPBACK)) {
                 client.ready();
                 // One untimed pass so the JIT has compiled the hot paths before the first recorded run.
@@ -249,6 +259,9 @@ public final class FabricBenchCli {
 
     private void nativeRun(String mode, int size) throws Exception {
         List<String> args = new ArrayList<>(List.of("-p", provider, "-w", Integer.toString(window(size))));
+        if (progress.equals("manual")) {
+            args.add("-m");
+        }
         if (mode.equals("write-dc")) {
             args.add("-d");
         }
@@ -281,6 +294,10 @@ public final class FabricBenchCli {
         String entry = provider.equals("shm") ? "`shm` fi_info entry: shared memory between the two processes"
                 : String.format(Locale.ROOT, "`%s` fi_info entry bound to loopback with `FI_%s_IFACE=lo`",
                         provider.equals("tcp") ? "tcp;ofi_rxm" : provider, provider.toUpperCase(Locale.ROOT));
+        if (!progress.equals("provider")) {
+            entry += ", both programs asking for `FI_PROGRESS_" + progress.toUpperCase(Locale.ROOT) + "` data "
+                    + "progress (`fabric.dataProgress=" + progress + "`, the C program's `-m`)";
+        }
         b.append(String.format(Locale.ROOT, "Provider `%s` (%s), %s, %d recorded runs of each measurement after one "
                         + "untimed Rivulet warm-up pass; whole invocation %.0f s. Taken %s on %d vCPUs, load average "
                         + "before/after %s. Command: `FabricBenchCli %s`.%n%n",

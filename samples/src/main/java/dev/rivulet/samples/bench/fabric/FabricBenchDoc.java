@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * The "libfabric" section of {@code docs/benchmarks.md} that {@link FabricBenchCli} writes: one block per provider
- * and idle strategy (key "tcp:spin", "sockets:default", ...), see {@link BenchmarksDoc}.
+ * and idle strategy, and data progress where one was asked for (key "tcp:spin", "sockets:default",
+ * "sockets:spin:manual", ...), see {@link BenchmarksDoc}.
  */
 final class FabricBenchDoc {
 
@@ -20,7 +21,9 @@ final class FabricBenchDoc {
         String[] k = key.split(":");
         String idle = k.length > 1 && k[1].equals("default") ? "Rivulet with the default idle strategy"
                 : "Rivulet busy-polling while it measures";
-        return String.format(Locale.ROOT, "### Results: `%s`, %s (written by `FabricBenchCli`)", k[0], idle);
+        String progress = k.length > 2 ? ", `FI_PROGRESS_" + k[2].toUpperCase(Locale.ROOT) + "` data progress" : "";
+        return String.format(Locale.ROOT, "### Results: `%s`, %s%s (written by `FabricBenchCli`)", k[0], idle,
+                progress);
     }
 
     static final String METHOD = """
@@ -33,7 +36,9 @@ final class FabricBenchDoc {
             touching libfabric) that exchange endpoint names over a socketpair, open the provider with the hints
             Rivulet's `FabricDomain` uses (`FI_EP_RDM`, messages and RMA, `FI_CONTEXT | FI_CONTEXT2`, the same
             `mr_mode` bits, `FI_THREAD_SAFE`, first `fi_info` entry) and busy-poll their completion queues on both
-            sides (`tcp;ofi_rxm` and `sockets` progress data only inside `fi_cq_read`).
+            sides (`tcp;ofi_rxm` and `shm` progress data only inside `fi_cq_read`; `sockets` runs a progress thread
+            of its own unless both programs ask for manual progress: `--progress manual`, the C program's `-m`).
+            With manual progress a side keeps polling while it waits at a barrier for its peer.
             - `stream SIZE COUNT`: one `fi_send` per message, at most 128 outstanding (16 at 1 MiB), each from a
               registered buffer of its own (Rivulet's sender also sends distinct pool buffers); the receiver keeps
               as many receives of SIZE bytes posted and reposts each one as it completes. Timed until the receiver

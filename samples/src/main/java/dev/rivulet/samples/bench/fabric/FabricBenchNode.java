@@ -72,7 +72,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * back). Transports use the default configuration unless {@code --idle spin}: then {@link SwitchableIdle}, which
  * busy-polls between the parent's "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and
  * backs off otherwise, and {@code fabric.completionWait=none}, as the native program polls {@code FI_WAIT_NONE}
- * queues.
+ * queues. {@code --progress manual} sets {@code fabric.dataProgress=manual} (the CLI then runs the native program
+ * with {@code -m}).
  */
 public final class FabricBenchNode {
 
@@ -86,7 +87,7 @@ public final class FabricBenchNode {
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
             System.err.println("usage: FabricBenchNode server|client --provider P --eager BYTES --depth N "
-                    + "[--address URI --netty-port PORT] [--idle default|spin]");
+                    + "[--address URI --netty-port PORT] [--idle default|spin] [--progress provider|manual|auto]");
             System.exit(64);
         }
         Map<String, String> o = Options.parse(args, 1);
@@ -96,7 +97,8 @@ public final class FabricBenchNode {
         TransportConfig config = TransportConfig.defaults()
                 .option("provider", provider)
                 .option("fabric.eagerSize", Integer.toString(eager))
-                .sendQueueDepth(depth).receiveQueueDepth(depth).sendPrefetch(depth);
+                .sendQueueDepth(depth).receiveQueueDepth(depth).sendPrefetch(depth)
+                .option("fabric.dataProgress", o.getOrDefault("progress", "provider"));
         if ("spin".equals(o.get("idle"))) {
             // Configured for busy polling as the native program is: completion queues without a wait fd
             // (FI_WAIT_NONE, cheaper to poll on tcp), progress threads spinning while measured.
