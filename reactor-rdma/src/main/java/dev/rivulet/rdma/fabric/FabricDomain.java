@@ -115,9 +115,13 @@ final class FabricDomain implements AutoCloseable {
             info = getinfo(provider, WANTED_CAPS & ~FI_ATOMIC, dataProgress);
         }
         if (info == null) {
+            // shm, for one, refuses FI_PROGRESS_AUTO: say so rather than list shm among the offers.
+            String progress = dataProgress == FI_PROGRESS_UNSPEC ? ""
+                    : " and " + (dataProgress == FI_PROGRESS_MANUAL ? "manual" : "automatic")
+                    + " data progress (fabric.dataProgress)";
             throw new TransportUnavailableException("libfabric offers no '" + provider
-                    + "' provider with RDM endpoints, messages and RMA; it offers: " + String.join(", ",
-                    offeredProviders()));
+                    + "' provider with RDM endpoints, messages and RMA" + progress + "; it offers: "
+                    + String.join(", ", offeredProviders()));
         }
         MemorySegment fabric = MemorySegment.NULL;
         MemorySegment domain = MemorySegment.NULL;

@@ -2,6 +2,7 @@ package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.rdma.libfabric.Libfabric;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -49,5 +50,17 @@ class FabricOptionsTest {
         } finally {
             manual.close();
         }
+    }
+
+    /** shm only progresses manually: asking it for automatic progress names the option in the error. */
+    @Test
+    void aProgressModelTheProviderLacksIsNamedInTheError() {
+        Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
+        TransportConfig config = TransportConfig.defaults().option("provider", "shm")
+                .option("fabric.dataProgress", "auto");
+        assertThatThrownBy(() -> new FabricTransportProvider().open(config))
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("no 'shm' provider with RDM endpoints, messages and RMA and automatic data "
+                        + "progress (fabric.dataProgress); it offers: ");
     }
 }
