@@ -356,7 +356,7 @@ static void tx_untake(struct bench *b) {
     b->tx_free_count++;
 }
 
-/* Posts with retry on -FI_EAGAIN, progressing meanwhile (receive completions are not expected then). */
+/* Posts with retry on -FI_EAGAIN, progressing meanwhile (receive completions reaped then wait in the stash). */
 static void post_recv(struct bench *b, struct region *r, size_t size, int slot) {
     for (;;) {
         ssize_t rc = fi_recv(b->ep, r->buf + (size_t) slot * size, size, r->desc, FI_ADDR_UNSPEC, &b->rx_ctx[slot]);
