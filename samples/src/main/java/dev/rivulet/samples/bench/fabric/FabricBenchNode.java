@@ -16,6 +16,7 @@ import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.ClientSide;
 import dev.rivulet.samples.bench.CommandLoop;
+import dev.rivulet.samples.bench.NettyFrameGen;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
 import dev.rivulet.samples.bench.SeqCounter;
@@ -43,7 +44,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static dev.rivulet.samples.bench.BenchWire.ACK;
-import static dev.rivulet.samples.bench.BenchWire.DATA;
 import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.TARGET;
 import static dev.rivulet.samples.bench.BenchWire.allocated;
@@ -259,33 +259,6 @@ public final class FabricBenchNode {
         }
     }
 
-    static final class NettyGen {
-        private final ByteBufAllocator alloc;
-        private long remaining;
-        private long seq;
-
-        NettyGen(ByteBufAllocator alloc) {
-            this.alloc = alloc;
-        }
-
-        NettyGen reset(long n) {
-            remaining = n;
-            seq = 0;
-            return this;
-        }
-
-        static NettyGen next(NettyGen g, SynchronousSink<ByteBuf> sink) {
-            if (g.remaining == 0) {
-                sink.complete();
-                return g;
-            }
-            ByteBuf b = g.alloc.directBuffer(NETTY_FRAME);
-            b.writeLongLE(header(--g.remaining == 0 ? LAST : DATA, g.seq++)).writeZero(NETTY_FRAME - 8);
-            sink.next(b);
-            return g;
-        }
-    }
-
     record Client(String provider, int depth, Endpoint ep, TargetClientSide cs, RemoteMemory target, MemoryRegion source,
                   NettyClient nettyClient) {
 
@@ -348,11 +321,11 @@ public final class FabricBenchNode {
                     cs.pingpong(ep, size, count, TIMEOUT));
         }
 
-        private Ack nettyPhase(NettyGen g, long n) throws Exception {
+        private Ack nettyPhase(NettyFrameGen g, long n) throws Exception {
             CompletableFuture<Ack> f = new CompletableFuture<>();
             nettyClient.ack = f;
             g.reset(n);
-            nettyClient.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
+            nettyClient.conn.outbound().send(Flux.generate(() -> g, NettyFrameGen::next)).then().block(TIMEOUT);
             return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check("netty server", n);
         }
 
@@ -360,7 +333,9 @@ public final class FabricBenchNode {
             if (nettyClient == null) {
                 throw new IllegalStateException("no reactor-netty server");
             }
-            NettyGen g = new NettyGen(nettyClient.conn.channel().alloc());
+            // fixed NETTY_FRAME-byte frames: the header, then zeros
+            NettyFrameGen g = new NettyFrameGen(nettyClient.conn.channel().alloc(),
+                    (alloc, header) -> alloc.directBuffer(NETTY_FRAME).writeLongLE(header).writeZero(NETTY_FRAME - 8));
             nettyPhase(g, warmOf(count));
             long a0 = allocated();
             long t0 = System.nanoTime();

@@ -9,6 +9,7 @@ import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.ClientSide;
 import dev.rivulet.samples.bench.CommandLoop;
+import dev.rivulet.samples.bench.NettyFrameGen;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
 import dev.rivulet.samples.bench.SeqCounter;
@@ -202,35 +203,6 @@ public final class UringBenchNode {
     }
 
     /** Streaming frames: pooled direct buffers of a length prefix, the header and unwritten payload. */
-    static final class NettyGen {
-        private final ByteBufAllocator alloc;
-        private final int size;
-        private long remaining;
-        private long seq;
-
-        NettyGen(ByteBufAllocator alloc, int size) {
-            this.alloc = alloc;
-            this.size = size;
-        }
-
-        NettyGen reset(long n) {
-            remaining = n;
-            seq = 0;
-            return this;
-        }
-
-        static NettyGen next(NettyGen g, SynchronousSink<ByteBuf> sink) {
-            if (g.remaining == 0) {
-                sink.complete();
-                return g;
-            }
-            ByteBuf b = g.alloc.directBuffer(4 + g.size);
-            b.writeInt(g.size).writeLongLE(header(--g.remaining == 0 ? LAST : DATA, g.seq++));
-            sink.next(b.writerIndex(4 + g.size));
-            return g;
-        }
-    }
-
     /** Netty ping-pong on the event loop: each pong writes the next ping straight to the channel. */
     static final class NettyPingPong {
         private final Channel channel;
@@ -282,11 +254,11 @@ public final class UringBenchNode {
             return Math.max(1, count / 10);
         }
 
-        private Ack nettyPhase(NettyGen g, long n) throws Exception {
+        private Ack nettyPhase(NettyFrameGen g, long n) throws Exception {
             CompletableFuture<Ack> f = new CompletableFuture<>();
             netty.ack = f;
             g.reset(n);
-            netty.conn.outbound().send(Flux.generate(() -> g, NettyGen::next)).then().block(TIMEOUT);
+            netty.conn.outbound().send(Flux.generate(() -> g, NettyFrameGen::next)).then().block(TIMEOUT);
             return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check("server", n);
         }
 
@@ -300,7 +272,10 @@ public final class UringBenchNode {
         }
 
         String nettyStream(int size, long count) throws Exception {
-            NettyGen g = new NettyGen(netty.conn.channel().alloc(), size);
+            // length-prefixed frames of SIZE bytes, the payload after the header left as allocated
+            NettyFrameGen g = new NettyFrameGen(netty.conn.channel().alloc(),
+                    (alloc, header) -> alloc.directBuffer(4 + size).writeInt(size).writeLongLE(header)
+                            .writerIndex(4 + size));
             nettyPhase(g, warmOf(count));
             long a0 = allocated();
             long t0 = System.nanoTime();
