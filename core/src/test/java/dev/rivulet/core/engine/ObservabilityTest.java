@@ -14,6 +14,7 @@ import reactor.test.StepVerifier;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,12 +25,14 @@ class ObservabilityTest {
     void traceIdWrittenWithContextWriteIsVisibleWhereTheCompletionIsHandled() {
         List<String> seen = new CopyOnWriteArrayList<>();
         List<String> threads = new CopyOnWriteArrayList<>();
+        List<Long> nanos = new CopyOnWriteArrayList<>();
         RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://ctx")
                 .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
                 .bindNow();
         Endpoint client = RivuletClient.create().remoteAddress("local://ctx")
-                .config(c -> c.observer((op, bytes, nanos, err, ctx) -> {
+                .config(c -> c.observer((op, bytes, took, err, ctx) -> {
                     if (op == Operation.SEND) {
+                        nanos.add(took);
                         seen.add(ctx.getOrDefault("traceId", "none"));
                         threads.add(Thread.currentThread().getName());
                     }
@@ -43,6 +46,8 @@ class ObservabilityTest {
                     .verifyComplete();
             assertThat(seen).containsExactly("t-42", "t-stream", "t-stream", "t-stream");
             assertThat(threads).allMatch(t -> t.startsWith("local-progress-"));
+            // An observer makes the engine time its ops (they are not timed when nobody asks).
+            assertThat(nanos).hasSize(4).allMatch(t -> t > 0);
         } finally {
             client.dispose();
             server.dispose();
@@ -66,6 +71,8 @@ class ObservabilityTest {
                     .functionCounter().count()).isEqualTo(n);
             assertThat(registry.get("rivulet.bytes.sent").functionCounter().count()).isEqualTo(100.0 * n);
             assertThat(registry.get("rivulet.operation.latency").tags("op", "send").timer().count()).isEqualTo(n);
+            assertThat(registry.get("rivulet.operation.latency").tags("op", "send").timer()
+                    .totalTime(TimeUnit.NANOSECONDS)).isPositive();
             assertThat(registry.get("rivulet.queue.retries").functionCounter().count()).isGreaterThanOrEqualTo(0);
             assertThat(registry.get("rivulet.credit.stalls").functionTimer().count()).isGreaterThanOrEqualTo(0);
             assertThat(registry.get("rivulet.inflight").gauge().value()).isZero();
