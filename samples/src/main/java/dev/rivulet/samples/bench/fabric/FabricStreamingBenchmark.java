@@ -7,7 +7,9 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.progress.IdleStrategy;
+import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.LocalStreamingBenchmark;
+import dev.rivulet.samples.bench.ReleasingReceiver;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,16 +24,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.SynchronousSink;
 
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Streaming send over libfabric ({@code tcp} by default) in one JVM, for {@code -prof gc}: two transports (one
@@ -68,7 +64,7 @@ public class FabricStreamingBenchmark {
     private Transport clientTransport;
     private Listener listener;
     private Endpoint sender;
-    private Counter receiver;
+    private ReleasingReceiver receiver;
     private Flux<Buffer> batch;
     private long sent;
 
@@ -82,11 +78,11 @@ public class FabricStreamingBenchmark {
         serverTransport = Transports.open("libfabric", config);
         clientTransport = Transports.open("libfabric", config);
         listener = serverTransport.bind("fabric://127.0.0.1:0?provider=" + provider).block(Duration.ofSeconds(20));
-        receiver = new Counter();
+        receiver = new ReleasingReceiver();
         listener.accepted().subscribe(ep -> ep.receive().subscribe(receiver));
         sender = clientTransport.connect(listener.address()).block(Duration.ofSeconds(20));
-        Gen g = new Gen(sender, size);
-        batch = Flux.generate(g::reset, Gen::next);
+        BufferGen g = new BufferGen(sender.memory(), size);
+        batch = Flux.generate(() -> g.reset(BATCH), BufferGen::next);
     }
 
     @Benchmark
@@ -99,72 +95,12 @@ public class FabricStreamingBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (receiver.count.get() < sent && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(1_000_000);
-            }
-            if (receiver.count.get() != sent) {
-                throw new IllegalStateException("sent " + sent + " messages but the receiver got "
-                        + receiver.count.get());
-            }
+            receiver.awaitAll(sent, Duration.ofSeconds(10));
         } finally {
             sender.dispose();
             listener.dispose();
             clientTransport.dispose();
             serverTransport.dispose();
-        }
-    }
-
-    static final class Gen {
-        private final Endpoint ep;
-        private final int size;
-        private int remaining;
-        private long seq;
-
-        Gen(Endpoint ep, int size) {
-            this.ep = ep;
-            this.size = size;
-        }
-
-        Gen reset() {
-            remaining = BATCH;
-            return this;
-        }
-
-        static Gen next(Gen g, SynchronousSink<Buffer> sink) {
-            if (g.remaining == 0) {
-                sink.complete();
-                return g;
-            }
-            g.remaining--;
-            Buffer b = g.ep.memory().allocate(g.size);
-            b.capacitySegment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, g.seq++);
-            sink.next(b);
-            return g;
-        }
-    }
-
-    static final class Counter implements CoreSubscriber<Buffer> {
-        final AtomicLong count = new AtomicLong();
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Buffer b) {
-            b.release();
-            count.lazySet(count.get() + 1);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            System.err.println("receive failed: " + t);
-        }
-
-        @Override
-        public void onComplete() {
         }
     }
 }
