@@ -330,6 +330,10 @@ static int progress(struct bench *b, int *rx_slots, int rx_cap) {
         struct fi_context2 *c = e[i].op_context;
         if (e[i].flags & FI_RECV) {
             int slot = (int) (c - b->rx_ctx);
+            if (slot < 0 || slot > window) {
+                DIE("receive completion with a context that is not a receive slot (flags 0x%llx)",
+                    (unsigned long long) e[i].flags);
+            }
             if (rx < rx_cap) {
                 rx_slots[rx++] = slot;
             } else if (b->rx_stashed <= window) {
@@ -338,7 +342,14 @@ static int progress(struct bench *b, int *rx_slots, int rx_cap) {
                 DIE("more receive completions than receives posted");
             }
         } else {
-            b->tx_free[b->tx_free_count++] = (int) (c - b->tx_ctx);
+            /* Checked rather than trusted: a completion for a context that was not taken would write past the
+             * free list (seen once on sockets as heap corruption in a write run). */
+            int slot = (int) (c - b->tx_ctx);
+            if (slot < 0 || slot > window || b->tx_free_count > window) {
+                DIE("transmit completion for a context that is not outstanding (slot %d, %d free, flags 0x%llx)",
+                    slot, b->tx_free_count, (unsigned long long) e[i].flags);
+            }
+            b->tx_free[b->tx_free_count++] = slot;
         }
     }
     return rx;

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * The "libfabric" section of {@code docs/benchmarks.md} that {@link FabricBenchCli} writes: one block per provider
- * and idle strategy, and data progress where one was asked for (key "tcp:spin", "sockets:default",
- * "sockets:spin:manual", ...), see {@link BenchmarksDoc}.
+ * and idle strategy, and data progress or Rivulet's receive depth where they were set (key "tcp:spin", "sockets:default",
+ * "sockets:spin:manual", "sockets:spin:rq2048", ...), see {@link BenchmarksDoc}.
  */
 final class FabricBenchDoc {
 
@@ -21,9 +21,16 @@ final class FabricBenchDoc {
         String[] k = key.split(":");
         String idle = k.length > 1 && k[1].equals("default") ? "Rivulet with the default idle strategy"
                 : "Rivulet busy-polling while it measures";
-        String progress = k.length > 2 ? ", `FI_PROGRESS_" + k[2].toUpperCase(Locale.ROOT) + "` data progress" : "";
+        StringBuilder extra = new StringBuilder();
+        for (int i = 2; i < k.length; i++) {
+            if (k[i].startsWith("rq")) {
+                extra.append(", Rivulet's receive queue depth ").append(k[i].substring(2));
+            } else {
+                extra.append(", `FI_PROGRESS_").append(k[i].toUpperCase(Locale.ROOT)).append("` data progress");
+            }
+        }
         return String.format(Locale.ROOT, "### Results: `%s`, %s%s (written by `FabricBenchCli`)", k[0], idle,
-                progress);
+                extra);
     }
 
     static final String METHOD = """
@@ -45,7 +52,8 @@ final class FabricBenchDoc {
               has all COUNT messages. Neither side writes or reads the payload beyond an 8-byte header.
             - `write SIZE COUNT`: `fi_write` into one registered target buffer with the same window, then one 8-byte
               `fi_read` (a read after the writes: the data is at the target). `-d` posts every write with
-              `fi_writemsg(FI_DELIVERY_COMPLETE)` instead, which is what Rivulet does on `tcp` and `sockets`.
+              `fi_writemsg(FI_DELIVERY_COMPLETE)` instead, which is what Rivulet does on `tcp` and `sockets`; on those
+              providers the tables compare Rivulet's puts with these (the plain-write rows stay, without a target).
             - `pingpong 64 COUNT`: `fi_send` / `fi_recv` of 64 bytes back and forth; the table gives the **median
               round-trip time** (one-way latency is half of it).
 

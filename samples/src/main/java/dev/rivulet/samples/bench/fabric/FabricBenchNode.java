@@ -87,17 +87,21 @@ public final class FabricBenchNode {
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
             System.err.println("usage: FabricBenchNode server|client --provider P --eager BYTES --depth N "
-                    + "[--address URI --netty-port PORT] [--idle default|spin] [--progress provider|manual|auto]");
+                    + "[--receive-depth N] [--address URI --netty-port PORT] [--idle default|spin] "
+                    + "[--progress provider|manual|auto]");
             System.exit(64);
         }
         Map<String, String> o = Options.parse(args, 1);
         String provider = o.getOrDefault("provider", "tcp");
         int eager = Integer.parseInt(o.getOrDefault("eager", "65536"));
         int depth = Integer.parseInt(o.getOrDefault("depth", "128"));
+        // The receive queue depth is the credit window a sender gets; a provider whose messages wait for its own
+        // thread's wake-up (sockets) needs a window that covers that delay (FabricBenchCli --receive-depth).
+        int receiveDepth = Integer.parseInt(o.getOrDefault("receive-depth", Integer.toString(depth)));
         TransportConfig config = TransportConfig.defaults()
                 .option("provider", provider)
                 .option("fabric.eagerSize", Integer.toString(eager))
-                .sendQueueDepth(depth).receiveQueueDepth(depth).sendPrefetch(depth)
+                .sendQueueDepth(depth).receiveQueueDepth(receiveDepth).sendPrefetch(depth)
                 .option("fabric.dataProgress", o.getOrDefault("progress", "provider"));
         if ("spin".equals(o.get("idle"))) {
             // Configured for busy polling as the native program is: completion queues without a wait fd
