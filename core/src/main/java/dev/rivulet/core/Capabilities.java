@@ -22,23 +22,33 @@ import java.util.Set;
  * @param remoteAccessChecked whether the target side enforces remote keys, bounds and rights on one-sided
  *                           operations (false where the provider cannot, e.g. libfabric's {@code shm}, whose peers
  *                           copy with process_vm_writev and ignore keys: exposure is then the OS's process trust)
+ * @param remoteKeyBits      how many bits of a remote key a peer would have to guess: 64 where Rivulet draws every
+ *                           grant's key from a CSPRNG and the target checks all of it, fewer where the provider keeps
+ *                           only part of a key, 0 where the provider numbers keys itself ({@code FI_MR_PROV_KEY}:
+ *                           1, 2, 3...) or does not check them; with 0, only peer authentication keeps strangers out
+ * @param grantScopeChecked  whether the target checks that a key granted to one connection arrives on that
+ *                           connection ({@code Endpoint.grant}); false where the provider checks keys itself, and a
+ *                           scoped grant is then as private as its key
  */
 public record Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                            int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
                            double bandwidth, Duration latency, String flushGuarantee, long maxRmaSize,
-                           boolean remoteAccessChecked) {
+                           boolean remoteAccessChecked, int remoteKeyBits, boolean grantScopeChecked) {
 
     public Capabilities {
         operations = operations.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(operations));
         ordering = ordering.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(ordering));
     }
 
-    /** Capabilities of a transport whose RMA limit equals its message limit and whose targets check keys. */
+    /**
+     * Capabilities of a transport whose RMA limit equals its message limit and whose targets check every grant in
+     * software: 64-bit random keys, the window, the rights and the connection.
+     */
     public Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                         int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
                         double bandwidth, Duration latency, String flushGuarantee) {
         this(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, sendQueueDepth,
-                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true);
+                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true, 64, true);
     }
 
     public boolean supports(Operation op) {
@@ -48,6 +58,6 @@ public record Capabilities(String transport, Set<Operation> operations, long max
     /** The same capabilities with the queue depths an endpoint really uses. */
     public Capabilities withQueueDepths(int send, int receive) {
         return new Capabilities(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, send, receive,
-                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked);
+                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked, remoteKeyBits, grantScopeChecked);
     }
 }

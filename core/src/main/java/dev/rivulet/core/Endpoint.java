@@ -1,6 +1,8 @@
 package dev.rivulet.core;
 
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
@@ -96,6 +98,20 @@ public interface Endpoint extends Disposable {
      * the fence has been passed.
      */
     Mono<Void> fence();
+
+    /**
+     * Lets this endpoint's peer reach {@code window} with {@code rights} (remote read, write, atomics): send it
+     * {@code grant.remote()} (for example as a message, {@link RemoteMemory#toBytes()}). The grant has its own random
+     * key and answers only requests arriving on this connection, for exactly this window and these rights; it is
+     * revoked by {@link Grant#close()}, by closing the region, and when this endpoint closes. Where the provider
+     * checks keys itself the connection cannot be checked ({@link Capabilities#grantScopeChecked()}): there the
+     * grant is as private as its key.
+     *
+     * @throws dev.rivulet.core.error.InvalidMemoryException when the region was not registered for these rights or
+     *                                                       is closed
+     * @throws dev.rivulet.core.error.ResourceClosedException when the endpoint is closed
+     */
+    Grant grant(RegisteredSlice window, Access... rights);
 
     Capabilities capabilities();
 

@@ -3,6 +3,7 @@ package dev.rivulet.conformance;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.spi.TransportProvider;
 
 import java.lang.foreign.Arena;
@@ -49,7 +50,8 @@ public final class EchoPeer {
                 for (int i = 0; i < RMA_WINDOW; i++) {
                     window.set(ValueLayout.JAVA_BYTE, i, rmaByte(i));
                 }
-                byte[] handle = t.memory().register(window).remote().toBytes();
+                byte[] handle = ep.grant(t.memory().register(window).slice(), Access.REMOTE_READ,
+                        Access.REMOTE_WRITE, Access.REMOTE_ATOMIC).remote().toBytes();
                 ep.send(t.memory().allocate(handle.length).write(handle)).subscribe(null, e -> { });
             }
             ep.send(ep.receive()).subscribe(null, e -> { });

@@ -1,5 +1,6 @@
 package dev.rivulet.conformance;
 
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteWrite;
@@ -29,7 +30,7 @@ public abstract class StreamingPutSubscriberTck extends EndpointSubscriberTck<Re
         local = pair.client().memory().register(arena.allocate(WINDOW, 64));
         regions.add(target);
         regions.add(local);
-        remote = target.remote();
+        remote = pair.server().grant(target.slice(), Access.REMOTE_WRITE).remote();
         pair.client().put(source).subscribe(null, e -> { });
     }
 

@@ -16,6 +16,7 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -294,9 +295,18 @@ public abstract class TransportConformanceKit {
 
     // ------------------------------------------------------------------------------------------ RMA
 
-    /** The server registers a region and hands its handle to the client over the endpoint itself, as bytes. */
+    /**
+     * The server grants the client every remote right on a region and hands it the handle over the endpoint itself,
+     * as bytes.
+     */
     private RemoteMemory exposeOnServer(MemoryRegion region) {
-        byte[] handle = region.remote().toBytes();
+        return exposeOnServer(server().grant(region.slice(), Access.REMOTE_READ, Access.REMOTE_WRITE,
+                Access.REMOTE_ATOMIC));
+    }
+
+    /** Hands the client {@code grant}'s handle over the endpoint itself, as bytes. */
+    private RemoteMemory exposeOnServer(Grant grant) {
+        byte[] handle = grant.remote().toBytes();
         Buffer msg = server().memory().allocate(handle.length).write(handle);
         Mono<RemoteMemory> got = client().receive().next().map(b -> {
             try {
@@ -501,7 +511,10 @@ public abstract class TransportConformanceKit {
             assertThatThrownBy(() -> r.slice(60, 8)).isInstanceOf(InvalidRequestException.class);
             assertThatThrownBy(() -> client().memory().allocate(-1)).isInstanceOf(InvalidRequestException.class);
             assertThatThrownBy(() -> new RemoteMemory(0, -1, 1, null)).isInstanceOf(InvalidRequestException.class);
-            assertThatThrownBy(() -> r.remote().slice(0, 65)).isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> r.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote().slice(0, 65))
+                    .isInstanceOf(InvalidRequestException.class);
+            assertThatThrownBy(() -> r.grantToAnyPeer(0, 65, Access.REMOTE_READ))
+                    .isInstanceOf(InvalidRequestException.class);
             Buffer b = client().memory().allocate(8);
             assertThatThrownBy(() -> b.length(9 + b.capacity())).isInstanceOf(InvalidRequestException.class);
             b.release();
@@ -547,7 +560,14 @@ public abstract class TransportConformanceKit {
         try (Arena arena = Arena.ofShared()) {
             MemoryRegion target = server().memory().register(arena.allocate(128, 8));
             MemoryRegion localOnly = server().memory().register(arena.allocate(64, 8), Access.LOCAL);
-            assertThatThrownBy(localOnly::remote).isInstanceOf(InvalidMemoryException.class);
+            assertThatThrownBy(() -> server().grant(localOnly.slice(), Access.REMOTE_READ))
+                    .isInstanceOf(InvalidMemoryException.class);
+            assertThatThrownBy(() -> localOnly.grantToAnyPeer(0, 64, Access.REMOTE_READ))
+                    .isInstanceOf(InvalidMemoryException.class);
+            Buffer pooled = server().memory().allocate(64);
+            assertThatThrownBy(() -> server().grant(pooled.region().slice(pooled.regionOffset(), 64),
+                    Access.REMOTE_READ)).as("pool memory is never granted").isInstanceOf(InvalidMemoryException.class);
+            pooled.release();
             RemoteMemory remote = exposeOnServer(target);
             MemoryRegion local = client().memory().register(arena.allocate(256, 8));
             target.segment().fill((byte) 1);
@@ -579,6 +599,146 @@ public abstract class TransportConformanceKit {
             StepVerifier.create(client().flush()).verifyComplete();
             local.close();
             localOnly.close();
+        }
+    }
+
+    @Test
+    void theTargetEnforcesTheGrantedWindowNotTheRegion() {
+        Assumptions.assumeTrue(caps().remoteAccessChecked(), () -> caps().transport()
+                + " does not enforce remote keys at the target (see Capabilities#remoteAccessChecked)");
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(256, 8));
+            target.segment().fill((byte) 1);
+            Grant grant = server().grant(target.slice(64, 64), Access.REMOTE_READ, Access.REMOTE_WRITE);
+            RemoteMemory window = exposeOnServer(grant);
+            assertThat(window.length()).isEqualTo(64);
+            MemoryRegion local = client().memory().register(arena.allocate(256, 8));
+            local.segment().fill((byte) 9);
+            // A peer that widens its handle by hand, in either direction, reaches nothing beyond the window.
+            RemoteMemory wider = new RemoteMemory(window.address(), 128, window.key(), window.providerBytes());
+            StepVerifier.create(client().put(local.slice(0, 128), wider)).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            RemoteMemory earlier = new RemoteMemory(window.address() - 64, 64, window.key(), window.providerBytes());
+            StepVerifier.create(client().get(earlier, local.slice(0, 64))).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            for (long i = 0; i < 256; i++) {
+                assertThat(target.segment().get(ValueLayout.JAVA_BYTE, i)).as("byte %d untouched", i)
+                        .isEqualTo((byte) 1);
+            }
+            StepVerifier.create(client().put(local.slice(0, 64), window).then(client().flush())).verifyComplete();
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 63)).isEqualTo((byte) 1);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 64)).isEqualTo((byte) 9);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 127)).isEqualTo((byte) 9);
+            assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 128)).isEqualTo((byte) 1);
+            grant.close();
+            local.close();
+            target.close();
+        }
+    }
+
+    @Test
+    void grantedRightsAreExactlyThoseGranted() {
+        Assumptions.assumeTrue(caps().remoteAccessChecked(), () -> caps().transport()
+                + " does not enforce remote keys at the target (see Capabilities#remoteAccessChecked)");
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(64, 8));
+            MemoryRegion local = client().memory().register(arena.allocate(64, 8));
+            RemoteMemory writeOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
+            RemoteMemory readOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_READ));
+            StepVerifier.create(client().get(writeOnly, local.slice())).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            StepVerifier.create(client().put(local.slice(), readOnly)).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            StepVerifier.create(client().put(local.slice(), writeOnly).then(client().get(readOnly, local.slice())))
+                    .verifyComplete();
+            if (caps().supports(Operation.ATOMIC_FETCH_ADD_64)) {
+                StepVerifier.create(client().fetchAdd(readOnly.slice(0, 8), 1)).expectError(RemoteAccessException.class)
+                        .verify(TIMEOUT);
+            }
+            local.close();
+            target.close();
+        }
+    }
+
+    @Test
+    void everyRefusalReadsTheSameSoNoKeyCanBeToldFromAnother() {
+        Assumptions.assumeTrue(caps().remoteAccessChecked(), () -> caps().transport()
+                + " does not enforce remote keys at the target (see Capabilities#remoteAccessChecked)");
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(64, 8));
+            MemoryRegion local = client().memory().register(arena.allocate(128, 8));
+            RemoteMemory writeOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
+            List<Mono<Void>> refused = List.of(
+                    client().get(new RemoteMemory(writeOnly.address(), 64, writeOnly.key() ^ 0x1000,
+                            writeOnly.providerBytes()), local.slice(0, 64)),
+                    client().get(writeOnly, local.slice(0, 64)),
+                    client().put(local.slice(0, 128), new RemoteMemory(writeOnly.address(), 128, writeOnly.key(),
+                            writeOnly.providerBytes())));
+            Set<String> messages = new HashSet<>();
+            for (Mono<Void> m : refused) {
+                Throwable t = m.materialize().block(TIMEOUT).getThrowable();
+                assertThat(t).isInstanceOf(RemoteAccessException.class);
+                messages.add(t.getMessage());
+            }
+            assertThat(messages).as("unknown key, missing right and outside the window answer alike").hasSize(1);
+            local.close();
+            target.close();
+        }
+    }
+
+    @Test
+    void aRevokedGrantIsRefusedAtOnce() {
+        Assumptions.assumeTrue(caps().remoteAccessChecked(), () -> caps().transport()
+                + " does not enforce remote keys at the target (see Capabilities#remoteAccessChecked)");
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(64, 8));
+            MemoryRegion local = client().memory().register(arena.allocate(64, 8));
+            Grant grant = server().grant(target.slice(), Access.REMOTE_READ, Access.REMOTE_WRITE);
+            RemoteMemory remote = exposeOnServer(grant);
+            StepVerifier.create(client().get(remote, local.slice())).verifyComplete();
+            grant.close();
+            assertThat(grant.isOpen()).isFalse();
+            StepVerifier.create(client().get(remote, local.slice())).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            // a region's close revokes every grant on it, however many handles are out
+            RemoteMemory again = exposeOnServer(server().grant(target.slice(), Access.REMOTE_READ));
+            RemoteMemory shared = target.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote();
+            target.close();
+            StepVerifier.create(client().get(again, local.slice())).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            StepVerifier.create(client().get(shared, local.slice())).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            StepVerifier.create(client().flush()).verifyComplete();
+            local.close();
+        }
+    }
+
+    @Test
+    void aGrantAnswersOnlyTheConnectionItWasMadeFor() {
+        Assumptions.assumeTrue(caps().remoteAccessChecked() && caps().grantScopeChecked(), () -> caps().transport()
+                + " cannot check which connection presents a key (see Capabilities#grantScopeChecked)");
+        Pair second = Pair.connect(pair.serverTransport(), pair.clientTransport(),
+                bindAddress(getClass().getSimpleName() + "-second"));
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion target = server().memory().register(arena.allocate(64, 8));
+            RemoteMemory forFirst = exposeOnServer(server().grant(target.slice(), Access.REMOTE_READ));
+            MemoryRegion local = second.client().memory().register(arena.allocate(64, 8));
+            StepVerifier.create(second.client().get(forFirst, local.slice())).expectError(RemoteAccessException.class)
+                    .verify(TIMEOUT);
+            StepVerifier.create(client().get(forFirst, local.slice())).verifyComplete();
+            // what the owner shares explicitly reaches every connection
+            RemoteMemory shared = target.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote();
+            StepVerifier.create(second.client().get(shared, local.slice())).verifyComplete();
+            // and a connection's grants end with it
+            int before = server().memory().grantCount();
+            second.server().grant(target.slice(), Access.REMOTE_READ);
+            assertThat(server().memory().grantCount()).isEqualTo(before + 1);
+            second.close();
+            assertThat(server().memory().grantCount()).isEqualTo(before);
+            local.close();
+            target.close();
+        } finally {
+            second.close();
         }
     }
 

@@ -43,6 +43,7 @@ public abstract class AbstractTransport implements Transport {
     private final Sinks.Empty<Void> onDispose = Sinks.empty();
 
     protected AbstractTransport(String name, TransportConfig config, Registrar registrar) {
+        config.liveness().validate();
         this.name = name;
         this.config = config;
         this.progress = new ProgressEngine(name.replace('/', '-'), config.progressThreads(), config.idleStrategy());

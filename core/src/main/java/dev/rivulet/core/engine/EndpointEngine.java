@@ -15,7 +15,9 @@ import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
@@ -259,6 +261,19 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     @Override
     public Mono<Void> fence() {
         return new OpMono<>(this, op -> op.kind = OpKind.FENCE, null);
+    }
+
+    @Override
+    public Grant grant(RegisteredSlice window, Access... rights) {
+        if (closed) {
+            throw new ResourceClosedException("endpoint is closed");
+        }
+        Grant g = memory.grant(window, Access.setOf(rights), wire);
+        if (closed) { // closed meanwhile: its scope was revoked before this grant existed
+            g.close();
+            throw new ResourceClosedException("endpoint is closed");
+        }
+        return g;
     }
 
     @Override
@@ -867,6 +882,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
         closed = true;
         closeCause = cause;
+        memory.revokeScope(wire); // nothing granted to this connection is reachable any more, whatever is in flight
         if (notifyPeer) {
             try {
                 wire.send(ControlWord.encode(ControlWord.CLOSE, 0), null);

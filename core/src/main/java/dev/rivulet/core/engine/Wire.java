@@ -1,6 +1,7 @@
 package dev.rivulet.core.engine;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.memory.AccessScope;
 
 /**
  * What a backend implements per connection: UCT's transport-level endpoint, one native queue pair. The
@@ -12,8 +13,11 @@ import dev.rivulet.core.Capabilities;
  * completion will follow), {@link #DONE} (completed already, nothing will follow) or {@link #NO_RESOURCE} (nothing
  * happened; the engine parks the op and retries after the next poll), and throw a
  * {@link dev.rivulet.core.error.TransportException} for anything that can never succeed.
+ *
+ * <p>A wire is its connection's {@link AccessScope}: grants made on its endpoint answer requests it passes to
+ * {@link dev.rivulet.core.memory.MemoryDomain#resolveRemote} with itself as the requester.
  */
-public interface Wire {
+public interface Wire extends AccessScope {
 
     int DONE = 0;
     int POSTED = 1;

@@ -11,8 +11,8 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
-import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.progress.ProgressLoop;
 import org.jctools.queues.SpscArrayQueue;
 
@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>posts go into a bounded work queue ({@code local.nativeQueueDepth}); a full queue answers NO_RESOURCE;</li>
  *   <li>the owner's next poll executes the queued work, as a NIC would: a send is copied into a buffer of the
  *       peer's memory domain and handed to the peer's inbox; puts, gets and atomics act directly on the peer's
- *       registered memory after the same key, bounds and rights check a NIC does, with the region pinned;</li>
+ *       registered memory after the check every target makes (a live grant for this connection, its window and
+ *       rights), with the region pinned;</li>
  *   <li>a completion is reported only after the data is in the peer's memory, so local completion implies remote
  *       completion and {@code flush} has nothing left to wait for.</li>
  * </ul>
@@ -206,21 +207,21 @@ final class LocalWire implements Wire {
                 yield 0;
             }
             case PUT -> {
-                MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
-                        op.local().length(), Access.REMOTE_WRITE);
+                Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                        op.local().length(), Access.REMOTE_WRITE, p);
                 try {
-                    MemorySegment.copy(op.local().segment(), 0, target.segment(),
-                            MemoryDomain.offsetOf(target, op.remote().address()), op.local().length());
+                    MemorySegment.copy(op.local().segment(), 0, target.window(),
+                            target.offsetOf(op.remote().address()), op.local().length());
                 } finally {
                     target.unpin();
                 }
                 yield 0;
             }
             case GET -> {
-                MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
-                        op.local().length(), Access.REMOTE_READ);
+                Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                        op.local().length(), Access.REMOTE_READ, p);
                 try {
-                    MemorySegment.copy(target.segment(), MemoryDomain.offsetOf(target, op.remote().address()),
+                    MemorySegment.copy(target.window(), target.offsetOf(op.remote().address()),
                             op.local().segment(), 0, op.local().length());
                 } finally {
                     target.unpin();
@@ -233,11 +234,11 @@ final class LocalWire implements Wire {
     }
 
     private long atomic(Op op, LocalWire p) {
-        MemoryRegion target = p.domain.resolveRemote(op.remote().key(), op.remote().address(), op.width(),
-                Access.REMOTE_ATOMIC);
+        Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(), op.width(),
+                Access.REMOTE_ATOMIC, p);
         try {
-            MemorySegment seg = target.segment();
-            long off = MemoryDomain.offsetOf(target, op.remote().address());
+            MemorySegment seg = target.window();
+            long off = target.offsetOf(op.remote().address());
             if (op.width() == 8) {
                 return switch (op.atomic()) {
                     case ADD, FETCH_ADD -> (long) LONG.getAndAdd(seg, off, op.operand());
@@ -252,8 +253,7 @@ final class LocalWire implements Wire {
                 case COMPARE_SWAP -> (int) INT.compareAndExchange(seg, off, (int) op.compare(), operand);
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new RemoteAccessException("atomic on 0x" + Long.toHexString(op.remote().address()) + " failed: "
-                    + e.getMessage(), e);
+            throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {
             target.unpin();
         }

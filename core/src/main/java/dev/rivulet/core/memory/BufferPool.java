@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * queues so any thread can allocate and release; in steady state neither allocates on the Java heap.
  *
  * <p>Requests above the largest class get a buffer of their own, registered on allocation and deregistered on its
- * last release.
+ * last release. Pool memory is registered for local use only: it is never granted to a peer.
  */
 public final class BufferPool {
 
@@ -98,7 +98,7 @@ public final class BufferPool {
         Arena own = Arena.ofShared();
         MemoryRegion r;
         try {
-            r = domain.register(own.allocate(size, 4096), Access.ALL);
+            r = domain.register(own.allocate(size, 4096), Access.LOCAL);
         } catch (RuntimeException e) {
             own.close();
             throw e;
@@ -113,17 +113,33 @@ public final class BufferPool {
         return arena.allocate(bytes, 4096);
     }
 
-    /** Releases every slab. Buffers still held by users become invalid; callers close pools last. */
+    /**
+     * Releases every slab, and the slabs' memory once the provider has let go of the last of them. Buffers still
+     * held by users become invalid (touching their memory then throws, it never reads freed memory); callers close
+     * pools last.
+     */
     void close() {
+        List<MemoryRegion> all;
         synchronized (slabLock) {
             if (closed) {
                 return;
             }
             closed = true;
-            for (MemoryRegion r : slabs) {
-                r.close();
-            }
+            all = new ArrayList<>(slabs);
             slabs.clear();
+        }
+        if (all.isEmpty()) {
+            arena.close();
+            return;
+        }
+        AtomicLong open = new AtomicLong(all.size());
+        for (MemoryRegion r : all) {
+            r.onClose().subscribe(null, null, () -> {
+                if (open.decrementAndGet() == 0) {
+                    arena.close();
+                }
+            });
+            r.close();
         }
     }
 
@@ -148,7 +164,7 @@ public final class BufferPool {
                 }
                 int count = (int) Math.max(MIN_BUFFERS_PER_SLAB, TARGET_SLAB_BYTES / size);
                 long bytes = (long) count * size;
-                MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.ALL);
+                MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.LOCAL);
                 slabs.add(slab);
                 registeredBytes.addAndGet(bytes);
                 for (int i = 1; i < count; i++) {

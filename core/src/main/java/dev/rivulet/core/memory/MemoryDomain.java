@@ -6,12 +6,13 @@ import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 
 import java.lang.foreign.MemorySegment;
-import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,17 +21,24 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Three ways in: {@link #register} for memory the caller owns and manages, {@link #registerCached} for memory
  * registered on first use and reused after (the registration cache), and {@link #allocate} for pooled message
- * buffers. Only what was registered is ever reachable by a peer, and {@link #resolveRemote} is the single gate every
- * incoming remote access passes: key, bounds and access rights, then a pin for the duration of the access.
+ * buffers. Registering exposes nothing to peers: a region is reachable remotely only through {@link Grant}s, each a
+ * window with its own random key and exactly the rights granted, and {@link #resolveRemote} is the single gate every
+ * incoming remote access passes: key, connection, rights and window, then a pin for the duration of the access.
  */
 public final class MemoryDomain implements AutoCloseable {
 
+    /** The one answer a refused remote access gets, whatever the reason: a refusal must not tell live keys apart. */
+    public static final String REFUSED = "remote access refused";
+
     private final String name;
     private final Registrar registrar;
-    private final Map<Long, MemoryRegion> byKey = new ConcurrentHashMap<>();
+    private final Map<Long, Grant> byKey = new ConcurrentHashMap<>();
+    private final Map<AccessScope, List<Grant>> byScope = new IdentityHashMap<>();
+    private final Map<MemoryRegion, List<Grant>> byRegion = new IdentityHashMap<>();
+    private final Set<MemoryRegion> regions = Collections.newSetFromMap(new IdentityHashMap<>());
     private final NavigableMap<Long, MemoryRegion> byAddress = new TreeMap<>();
     private final NavigableMap<Long, MemoryRegion> cache = new TreeMap<>();
-    private final SplittableRandom keys = new SplittableRandom(new SecureRandom().nextLong());
+    private final KeySource keys = new KeySource();
     private final BufferPool buffers;
     private volatile boolean closed;
     private long cacheHits;
@@ -46,12 +54,19 @@ public final class MemoryDomain implements AutoCloseable {
         return name;
     }
 
-    /** Registers {@code segment} for every kind of access. */
+    /**
+     * Registers {@code segment} for local use and allows grants of every remote right on it later. Nothing is
+     * exposed until a grant is made.
+     */
     public MemoryRegion register(MemorySegment segment) {
         return register(segment, Access.ALL);
     }
 
-    /** Registers a native segment. Heap segments are refused: a provider cannot pin memory the GC moves. */
+    /**
+     * Registers a native segment; {@code access} bounds what grants on it may allow (a region registered with
+     * {@link Access#LOCAL} can never be reached by a peer). Heap segments are refused: a provider cannot pin memory
+     * the GC moves.
+     */
     public MemoryRegion register(MemorySegment segment, Set<Access> access) {
         if (segment == null || access == null) {
             throw new InvalidRequestException("segment and access must not be null");
@@ -66,17 +81,10 @@ public final class MemoryDomain implements AutoCloseable {
             if (closed) {
                 throw new ResourceClosedException("memory domain " + name + " is closed");
             }
-            long proposed;
-            do {
-                proposed = keys.nextLong();
-            } while (proposed == 0 || byKey.containsKey(proposed));
-            NativeRegistration reg = registrar.register(segment, access, proposed);
+            // The provider registration itself carries local rights only: remote access is granted per window.
+            NativeRegistration reg = registrar.register(segment, Access.LOCAL, keys.next());
             MemoryRegion region = new MemoryRegion(this, segment, access, reg);
-            if (byKey.putIfAbsent(reg.key(), region) != null) {
-                reg.release().run();
-                throw new InvalidMemoryException("provider returned a key already in use: 0x"
-                        + Long.toHexString(reg.key()));
-            }
+            regions.add(region);
             byAddress.putIfAbsent(segment.address(), region); // an inner window must not hide its enclosing region
             return region;
         }
@@ -132,7 +140,7 @@ public final class MemoryDomain implements AutoCloseable {
                 + segment.byteSize() + ") is not registered with domain " + name);
     }
 
-    /** A pooled, registered message buffer of {@code size} bytes. */
+    /** A pooled, registered message buffer of {@code size} bytes (local use only: pool memory is never granted). */
     public Buffer allocate(int size) {
         return buffers.allocate(size);
     }
@@ -142,38 +150,154 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /**
-     * Target-side check of an incoming remote access to {@code [address, address + length)} under {@code key}:
-     * returns the pinned region (the caller must {@link MemoryRegion#unpin()} it when done) or throws
-     * {@link RemoteAccessException}. Nothing outside a registered, open region with the right rights passes.
+     * Grants {@code rights} on {@code window} to requests arriving through {@code scope}, or to every connection when
+     * {@code scope} is null. The rights must be remote ones the region was registered for. Users grant through
+     * {@code Endpoint.grant} and {@link MemoryRegion#grantToAnyPeer}; transports call this directly.
      */
-    public MemoryRegion resolveRemote(long key, long address, long length, Access needed) {
-        MemoryRegion r = byKey.get(key);
-        if (r == null) {
-            throw new RemoteAccessException("unknown remote key 0x" + Long.toHexString(key));
+    public Grant grant(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+        if (window == null || rights == null) {
+            throw new InvalidRequestException("window and rights must not be null");
         }
-        if (!r.access().contains(needed)) {
-            throw new RemoteAccessException("region with key 0x" + Long.toHexString(key) + " does not allow "
-                    + needed);
+        if (rights.isEmpty() || !Access.REMOTE.containsAll(rights)) {
+            throw new InvalidRequestException("a grant needs one or more of " + Access.REMOTE + ", got " + rights);
         }
-        long base = r.remoteBase();
-        if (length < 0 || address < base || address - base > r.length() - length) {
-            throw new RemoteAccessException("remote access [0x" + Long.toHexString(address) + ", +" + length
-                    + ") outside the region registered under key 0x" + Long.toHexString(key));
+        MemoryRegion region = window.region();
+        if (region.domain() != this) {
+            throw new InvalidMemoryException("window is not registered with memory domain " + name);
         }
-        if (!r.tryPin()) {
-            throw new RemoteAccessException("region with key 0x" + Long.toHexString(key) + " was deregistered");
+        if (!region.access().containsAll(rights)) {
+            throw new InvalidMemoryException("region was registered for " + region.access() + ", cannot grant "
+                    + rights);
         }
-        return r;
+        return newGrant(region, window.offset(), window.length(), rights, scope);
     }
 
-    /** Offset inside {@code region} of the remote address {@code address}. */
-    public static long offsetOf(MemoryRegion region, long address) {
-        return address - region.remoteBase();
+    /**
+     * A grant over memory this transport itself hands to a peer for one transfer (a rendezvous message's buffer),
+     * whatever the region's own ceiling, scoped to {@code scope}. The caller revokes it when the transfer is done.
+     */
+    public Grant grantForTransfer(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+        if (scope == null) {
+            throw new InvalidRequestException("a transfer grant is always scoped to its connection");
+        }
+        return newGrant(window.region(), window.offset(), window.length(), rights, scope);
+    }
+
+    private Grant newGrant(MemoryRegion region, long offset, long length, Set<Access> rights, AccessScope scope) {
+        synchronized (this) {
+            if (closed) {
+                throw new ResourceClosedException("memory domain " + name + " is closed");
+            }
+            if (!region.isOpen()) {
+                throw new InvalidMemoryException("region is closed");
+            }
+            long proposed;
+            do {
+                proposed = keys.next();
+            } while (byKey.containsKey(proposed));
+            NativeRegistration reg = registrar.register(region.segment().asSlice(offset, length), rights, proposed);
+            Grant g = new Grant(this, region, offset, length, rights, scope, reg);
+            if (byKey.putIfAbsent(reg.key(), g) != null) {
+                reg.release().run();
+                throw new InvalidMemoryException("provider returned a key already in use");
+            }
+            byRegion.computeIfAbsent(region, r -> new ArrayList<>(2)).add(g);
+            if (scope != null) {
+                byScope.computeIfAbsent(scope, s -> new ArrayList<>(2)).add(g);
+            }
+            return g;
+        }
+    }
+
+    /**
+     * Target-side check of an incoming remote access to {@code [address, address + length)} under {@code key},
+     * arriving through {@code requester}: returns the pinned grant (the caller must {@link Grant#unpin()} it when
+     * done), or null when refused. Nothing outside a live grant's window, with its rights and for its connection,
+     * passes. No allocation, no exception: a peer probing keys costs the target a map lookup.
+     */
+    public Grant tryResolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
+        Grant g = byKey.get(key);
+        if (g == null || !g.isOpen() || (g.scope() != null && g.scope() != requester) || !g.rights().contains(needed)
+                || !g.covers(address, length) || !g.region().tryPin()) {
+            return null;
+        }
+        if (!g.isOpen()) { // revoked between the check and the pin
+            g.region().unpin();
+            return null;
+        }
+        return g;
+    }
+
+    /**
+     * As {@link #tryResolveRemote} but throws {@link RemoteAccessException} with the one text {@link #REFUSED}
+     * when refused, whatever the reason.
+     */
+    public Grant resolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
+        Grant g = tryResolveRemote(key, address, length, needed, requester);
+        if (g == null) {
+            throw new RemoteAccessException(REFUSED);
+        }
+        return g;
+    }
+
+    /** Revokes one grant (idempotent) and releases its provider registration. */
+    void revoke(Grant g) {
+        if (!g.markRevoked()) {
+            return;
+        }
+        synchronized (this) {
+            byKey.remove(g.key(), g);
+            remove(byRegion, g.region(), g);
+            if (g.scope() != null) {
+                remove(byScope, g.scope(), g);
+            }
+        }
+        g.registration().release().run();
+    }
+
+    /** Revokes every grant made for {@code scope}: its connection is gone. */
+    public void revokeScope(AccessScope scope) {
+        List<Grant> gs;
+        synchronized (this) {
+            gs = byScope.remove(scope);
+        }
+        if (gs != null) {
+            for (Grant g : List.copyOf(gs)) {
+                revoke(g);
+            }
+        }
+    }
+
+    /** Grants currently open (for tests and metrics). */
+    public int grantCount() {
+        return byKey.size();
+    }
+
+    void revokeRegion(MemoryRegion r) {
+        List<Grant> gs;
+        synchronized (this) {
+            gs = byRegion.remove(r);
+        }
+        if (gs != null) {
+            for (Grant g : List.copyOf(gs)) {
+                revoke(g);
+            }
+        }
+    }
+
+    private static <K> void remove(Map<K, List<Grant>> index, K k, Grant g) {
+        List<Grant> l = index.get(k);
+        if (l != null) {
+            l.remove(g);
+            if (l.isEmpty()) {
+                index.remove(k);
+            }
+        }
     }
 
     void forget(MemoryRegion r) {
-        byKey.remove(r.key(), r);
         synchronized (this) {
+            regions.remove(r);
             byAddress.remove(r.address(), r);
             cache.remove(r.address(), r);
         }
@@ -184,20 +308,20 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /** Regions registered and not yet released (pool slabs included). */
-    public int regionCount() {
-        return byKey.size();
+    public synchronized int regionCount() {
+        return regions.size();
     }
 
     /** Closes the buffer pool and every region (each deregisters once its operations in flight are done). */
     @Override
     public void close() {
-        ArrayList<MemoryRegion> all;
+        List<MemoryRegion> all;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            all = new ArrayList<>(byKey.values());
+            all = new ArrayList<>(regions);
         }
         buffers.close();
         for (MemoryRegion r : all) {

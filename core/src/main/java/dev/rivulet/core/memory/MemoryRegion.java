@@ -9,7 +9,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A segment registered with a memory domain: a local descriptor for posting and a key peers name it by.
+ * A segment registered with a memory domain: a local descriptor for posting, and the ceiling of the remote rights
+ * its {@link Grant}s may give peers.
  *
  * <p>Lifetime is guarded by pins: every operation that lets the provider touch this memory pins the region first
  * ({@link #tryPin()}) and unpins when its completion arrives. {@link #close()} stops new pins at once but defers the
@@ -55,45 +56,25 @@ public final class MemoryRegion implements AutoCloseable {
         return access;
     }
 
-    /** The key peers present to reach this region. */
-    public long key() {
-        return registration.key();
-    }
-
     /** The provider's local descriptor ({@code fi_mr_desc}, lkey holder), or {@link MemorySegment#NULL}. */
     public MemorySegment descriptor() {
         return registration.descriptor();
-    }
-
-    /** Address a peer names for byte {@code offset} of this region. */
-    public long remoteAddress(long offset) {
-        return registration.remoteBase() + offset;
-    }
-
-    long remoteBase() {
-        return registration.remoteBase();
     }
 
     NativeRegistration registration() {
         return registration;
     }
 
-    /** The whole region as a handle for a peer. Requires some remote access right. */
-    public RemoteMemory remote() {
-        return remote(0, length());
-    }
-
-    /** The window {@code [offset, offset + length)} as a handle for a peer; nothing outside it is exposed. */
-    public RemoteMemory remote(long offset, long length) {
-        if (!(access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE)
-                || access.contains(Access.REMOTE_ATOMIC))) {
-            throw new InvalidMemoryException("region was registered for local access only: " + access);
-        }
-        if (!isOpen()) {
-            throw new InvalidMemoryException("region is closed");
-        }
-        slice(offset, length); // bounds check
-        return new RemoteMemory(remoteAddress(offset), length, key(), registration.providerBytes());
+    /**
+     * Grants {@code rights} on the window {@code [offset, offset + length)} to <em>every</em> connection of this
+     * transport that presents the returned handle's key: the owner's explicit choice to share. For a handle only one
+     * peer can use, grant through that peer's endpoint ({@code Endpoint.grant}). Nothing outside the window is
+     * exposed; revoke with {@link Grant#close()} or by closing the region.
+     *
+     * @throws InvalidMemoryException when the region was not registered for those rights, or is closed
+     */
+    public Grant grantToAnyPeer(long offset, long length, Access... rights) {
+        return domain.grant(slice(offset, length), Access.setOf(rights), null);
     }
 
     /** A local slice {@code [offset, offset + length)} for put/get. */
@@ -153,10 +134,12 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /**
-     * Refuses new operations now and deregisters once the operations in flight have completed. Idempotent.
+     * Revokes every grant on the region at once, refuses new operations, and deregisters once the operations in
+     * flight have completed. Idempotent.
      */
     @Override
     public void close() {
+        domain.revokeRegion(this);
         for (;;) {
             long s = state.get();
             if ((s & CLOSING) != 0) {
@@ -182,7 +165,7 @@ public final class MemoryRegion implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "MemoryRegion[address=0x" + Long.toHexString(address()) + ", length=" + length() + ", key=0x"
-                + Long.toHexString(key()) + ", pins=" + pins() + (isOpen() ? "" : ", closing") + "]";
+        return "MemoryRegion[address=0x" + Long.toHexString(address()) + ", length=" + length() + ", pins=" + pins()
+                + (isOpen() ? "" : ", closing") + "]";
     }
 }

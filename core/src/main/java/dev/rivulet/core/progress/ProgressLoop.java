@@ -111,6 +111,15 @@ public final class ProgressLoop implements Executor {
         return busyNanos;
     }
 
+    /**
+     * A clock reading at most a few idle cycles old, without reading the clock: the loop stamps it after every busy
+     * cycle, after every sleep and every few idle cycles, and a sleep lasts at most the idle strategy's longest
+     * park. For timeouts of milliseconds and more (liveness), not for measuring. Loop thread only.
+     */
+    public long coarseNanos() {
+        return clockStamp;
+    }
+
     public long uptimeNanos() {
         return System.nanoTime() - startNanos;
     }

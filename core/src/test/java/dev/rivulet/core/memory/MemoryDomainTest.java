@@ -10,7 +10,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,12 +31,16 @@ class MemoryDomainTest {
         arena.close();
     }
 
+    private static final AccessScope CONNECTION_A = new AccessScope() { };
+    private static final AccessScope CONNECTION_B = new AccessScope() { };
+
     @Test
     void remoteMemorySerialisesAndRefusesGarbage() {
         MemoryRegion r = domain.register(arena.allocate(128));
-        RemoteMemory rm = r.remote(16, 32);
+        RemoteMemory rm = r.grantToAnyPeer(16, 32, Access.REMOTE_READ).remote();
         assertThat(RemoteMemory.fromBytes(rm.toBytes())).isEqualTo(rm);
         assertThat(rm.address()).isEqualTo(r.address() + 16);
+        assertThat(rm.length()).isEqualTo(32);
         assertThat(rm.providerBytes()).containsExactly(1, 2);
         byte[] bytes = rm.toBytes();
         bytes[0] ^= 1;
@@ -45,25 +51,135 @@ class MemoryDomainTest {
     }
 
     @Test
-    void resolveRemoteChecksKeyBoundsAndRights() {
-        MemoryRegion r = domain.register(arena.allocate(64));
-        MemoryRegion ro = domain.register(arena.allocate(64), java.util.Set.of(Access.REMOTE_READ));
-        MemoryRegion pinned = domain.resolveRemote(r.key(), r.address() + 8, 56, Access.REMOTE_WRITE);
-        assertThat(pinned.pins()).isEqualTo(1);
+    void resolveRemoteChecksKeyWindowRightsAndConnectionWithOneAnswer() {
+        MemoryRegion r = domain.register(arena.allocate(128));
+        Grant g = domain.grant(r.slice(32, 64), Set.of(Access.REMOTE_WRITE), CONNECTION_A);
+        RemoteMemory rm = g.remote();
+        Grant pinned = domain.resolveRemote(rm.key(), rm.address() + 8, 56, Access.REMOTE_WRITE, CONNECTION_A);
+        assertThat(pinned).isSameAs(g);
+        assertThat(r.pins()).isEqualTo(1);
+        assertThat(pinned.offsetOf(rm.address() + 8)).isEqualTo(8);
         pinned.unpin();
-        assertThatThrownBy(() -> domain.resolveRemote(r.key() + 1, r.address(), 8, Access.REMOTE_WRITE))
-                .isInstanceOf(RemoteAccessException.class).hasMessageContaining("unknown remote key");
-        assertThatThrownBy(() -> domain.resolveRemote(r.key(), r.address() + 8, 57, Access.REMOTE_WRITE))
-                .isInstanceOf(RemoteAccessException.class).hasMessageContaining("outside");
-        assertThatThrownBy(() -> domain.resolveRemote(r.key(), r.address() - 1, 8, Access.REMOTE_READ))
-                .isInstanceOf(RemoteAccessException.class);
-        assertThatThrownBy(() -> domain.resolveRemote(r.key(), Long.MAX_VALUE, 8, Access.REMOTE_READ))
-                .isInstanceOf(RemoteAccessException.class);
-        assertThatThrownBy(() -> domain.resolveRemote(ro.key(), ro.address(), 8, Access.REMOTE_WRITE))
-                .isInstanceOf(RemoteAccessException.class).hasMessageContaining("does not allow");
+        List<Runnable> refused = List.of(
+                () -> domain.resolveRemote(rm.key() + 1, rm.address(), 8, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address() + 8, 57, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address() - 1, 8, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address() - 32, 8, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), Long.MAX_VALUE, 8, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), Long.MIN_VALUE, 8, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address(), -1, Access.REMOTE_WRITE, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address(), 8, Access.REMOTE_READ, CONNECTION_A),
+                () -> domain.resolveRemote(rm.key(), rm.address(), 8, Access.REMOTE_WRITE, CONNECTION_B));
+        for (Runnable call : refused) {
+            assertThatThrownBy(call::run).isInstanceOf(RemoteAccessException.class)
+                    .hasMessage(MemoryDomain.REFUSED);
+        }
+        assertThat(r.pins()).as("refusals leave no pin behind").isZero();
+        assertThat(domain.tryResolveRemote(rm.key(), rm.address(), 8, Access.REMOTE_READ, CONNECTION_A)).isNull();
+    }
+
+    @Test
+    void grantsNeedRemoteRightsTheRegionAllows() {
+        MemoryRegion ro = domain.register(arena.allocate(64), Set.of(Access.REMOTE_READ));
+        assertThatThrownBy(() -> ro.grantToAnyPeer(0, 64, Access.REMOTE_WRITE))
+                .isInstanceOf(InvalidMemoryException.class);
+        assertThatThrownBy(() -> domain.grant(ro.slice(), Set.of(Access.LOCAL_READ), null))
+                .isInstanceOf(InvalidRequestException.class);
+        assertThatThrownBy(() -> domain.grant(ro.slice(), Set.of(), null)).isInstanceOf(InvalidRequestException.class);
+        assertThatThrownBy(() -> ro.grantToAnyPeer(0, 64)).isInstanceOf(InvalidRequestException.class);
+        Buffer pooled = domain.allocate(64);
+        assertThatThrownBy(() -> domain.grant(pooled.region().slice(pooled.regionOffset(), 64),
+                Set.of(Access.REMOTE_READ), null)).as("pool memory is local only")
+                .isInstanceOf(InvalidMemoryException.class);
+        pooled.release();
+    }
+
+    @Test
+    void revokingAGrantTheRegionOrTheConnectionRefusesAtOnce() {
+        MemoryRegion r = domain.register(arena.allocate(64));
+        Grant a = domain.grant(r.slice(), Set.of(Access.REMOTE_READ), CONNECTION_A);
+        Grant b = domain.grant(r.slice(), Set.of(Access.REMOTE_READ), CONNECTION_B);
+        Grant any = r.grantToAnyPeer(0, 64, Access.REMOTE_READ);
+        assertThat(domain.grantCount()).isEqualTo(3);
+        long keyOfA = a.remote().key();
+        a.close();
+        a.close();
+        assertThat(domain.tryResolveRemote(keyOfA, r.address(), 8, Access.REMOTE_READ, CONNECTION_A)).isNull();
+        assertThatThrownBy(a::remote).isInstanceOf(dev.rivulet.core.error.ResourceClosedException.class);
+        domain.revokeScope(CONNECTION_B);
+        assertThat(b.isOpen()).isFalse();
+        assertThat(domain.tryResolveRemote(any.remote().key(), r.address(), 8, Access.REMOTE_READ, CONNECTION_B))
+                .isSameAs(any);
+        any.unpin();
         r.close();
-        assertThatThrownBy(() -> domain.resolveRemote(r.key(), r.address(), 8, Access.REMOTE_READ))
-                .isInstanceOf(RemoteAccessException.class);
+        assertThat(any.isOpen()).isFalse();
+        assertThat(domain.grantCount()).isZero();
+        assertThatThrownBy(() -> r.grantToAnyPeer(0, 8, Access.REMOTE_READ)).isInstanceOf(InvalidMemoryException.class);
+        assertThat(released).as("three grant registrations and the region's").hasValue(4);
+    }
+
+    @Test
+    void oneKeySaysNothingAboutTheNext() {
+        // The predictor that broke the old key source: SplittableRandom's output is an invertible mix of a state
+        // that advances by a fixed gamma, so one output gives the next. It must work on SplittableRandom...
+        java.util.SplittableRandom weak = new java.util.SplittableRandom(42);
+        long w = weak.nextLong();
+        for (int i = 0; i < 100; i++) {
+            long next = weak.nextLong();
+            assertThat(SplitMixPredictor.next(w)).isEqualTo(next);
+            w = next;
+        }
+        // ...and must never work on the domain's keys, nor may keys repeat, be 0 or be biased.
+        MemoryRegion r = domain.register(arena.allocate(64));
+        Set<Long> keys = new HashSet<>();
+        long ones = 0;
+        long prev = r.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote().key();
+        for (int i = 0; i < 2000; i++) {
+            long k = r.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote().key();
+            assertThat(k).isNotZero().isNotEqualTo(SplitMixPredictor.next(prev));
+            assertThat(keys.add(k)).isTrue();
+            ones += Long.bitCount(k);
+            prev = k;
+        }
+        assertThat(ones / 2000.0).as("mean set bits of a random 64-bit key").isBetween(30.0, 34.0);
+    }
+
+    /** Inverts SplittableRandom's output function (a bijection) and steps its state by the golden gamma. */
+    static final class SplitMixPredictor {
+        private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
+
+        static long next(long output) {
+            return mix64(unmix64(output) + GOLDEN_GAMMA);
+        }
+
+        static long mix64(long z) {
+            z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+            z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+            return z ^ (z >>> 31);
+        }
+
+        static long unmix64(long z) {
+            z = unshift(z, 31);
+            z = unshift(z * inverse(0x94d049bb133111ebL), 27);
+            return unshift(z * inverse(0xbf58476d1ce4e5b9L), 30);
+        }
+
+        private static long unshift(long z, int s) {
+            long x = z;
+            for (int i = 0; i < 64 / s + 1; i++) {
+                x = z ^ (x >>> s);
+            }
+            return x;
+        }
+
+        /** Multiplicative inverse of an odd number modulo 2^64 (Newton's iteration doubles the correct bits). */
+        private static long inverse(long a) {
+            long x = a;
+            for (int i = 0; i < 6; i++) {
+                x *= 2 - a * x;
+            }
+            return x;
+        }
     }
 
     @Test

@@ -333,6 +333,18 @@ final class FabricDomain implements AutoCloseable {
         }
     }
 
+    /**
+     * Bits of a remote key a peer must guess here: none where the provider numbers keys itself
+     * ({@code FI_MR_PROV_KEY}) or checks none (shm), else the bits of the random key the provider keeps
+     * ({@code mr_key_size}).
+     */
+    int remoteKeyBits() {
+        if (!checksRemoteKeys || (mrMode & FI_MR_PROV_KEY) != 0) {
+            return 0;
+        }
+        return mrKeyMask == -1L ? 64 : Long.bitCount(mrKeyMask);
+    }
+
     /** Inserts a peer's endpoint name into the AV; returns its {@code fi_addr_t}. */
     long insert(byte[] name) {
         try (Arena tmp = Arena.ofConfined()) {
@@ -363,19 +375,7 @@ final class FabricDomain implements AutoCloseable {
      * {@code FI_MR_VIRT_ADDR} says so, offsets otherwise.
      */
     NativeRegistration register(MemorySegment segment, Set<Access> access, long proposedKey) {
-        long flags = 0;
-        if (access.contains(Access.LOCAL_READ) || access.contains(Access.LOCAL_WRITE)) {
-            flags |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
-        }
-        if (access.contains(Access.REMOTE_READ)) {
-            flags |= FI_REMOTE_READ;
-        }
-        if (access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC)) {
-            flags |= FI_REMOTE_WRITE | FI_REMOTE_READ;
-        }
-        if (flags == 0) {
-            flags = FI_SEND | FI_RECV;
-        }
+        long flags = accessFlags(access);
         long key = proposedKey & mrKeyMask;
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment out = tmp.allocate(ADDRESS);
@@ -393,6 +393,29 @@ final class FabricDomain implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * The {@code fi_mr_reg} access flags for exactly {@code access}. A region's own registration is local
+     * ({@code Access.LOCAL}); a grant's window is remote only. Remote write maps to {@code FI_REMOTE_WRITE} alone;
+     * atomics need {@code FI_REMOTE_WRITE} and, because fetching atomics return the old value, {@code FI_REMOTE_READ}
+     * too (libfabric checks fetching atomics against both), so an atomic grant lets the peer read its window.
+     */
+    static long accessFlags(Set<Access> access) {
+        long flags = 0;
+        if (access.contains(Access.LOCAL_READ) || access.contains(Access.LOCAL_WRITE)) {
+            flags |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
+        }
+        if (access.contains(Access.REMOTE_READ)) {
+            flags |= FI_REMOTE_READ;
+        }
+        if (access.contains(Access.REMOTE_WRITE)) {
+            flags |= FI_REMOTE_WRITE;
+        }
+        if (access.contains(Access.REMOTE_ATOMIC)) {
+            flags |= FI_REMOTE_WRITE | FI_REMOTE_READ;
+        }
+        return flags == 0 ? FI_SEND | FI_RECV : flags;
     }
 
     static void check(String call, long rc) {

@@ -14,6 +14,7 @@ import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.framing.BatchFraming;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.rdma.libfabric.FiCqDataEntry;
@@ -107,7 +108,7 @@ final class FabricWire implements Wire {
     private final long[] arrivedLen;
     private final long[] arrivedWord;
     /** Sender side: the temporary read-only registration of each rendezvous message, by its op's slot. */
-    private final MemoryRegion[] rndvWindows;
+    private final Grant[] rndvWindows;
     /** Receiver side: the receive slot at the head of the order whose rendezvous read is running, or -1. */
     private int readingSlot = -1;
     /** A done word whose inject must be retried. */
@@ -144,7 +145,7 @@ final class FabricWire implements Wire {
         this.arrived = new boolean[slotCount];
         this.arrivedLen = new long[slotCount];
         this.arrivedWord = new long[slotCount];
-        this.rndvWindows = new MemoryRegion[slotCount];
+        this.rndvWindows = new Grant[slotCount];
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
@@ -213,14 +214,15 @@ final class FabricWire implements Wire {
             return NO_RESOURCE;
         }
         Buffer b = op.buffer();
-        MemoryRegion window = memory.register(b.segment(), java.util.Set.of(Access.REMOTE_READ));
+        Grant window = memory.grantForTransfer(b.region().slice(b.regionOffset(), b.length()),
+                java.util.Set.of(Access.REMOTE_READ), this);
         Buffer rts = memory.allocate(RTS_BYTES);
         int wait = slots.acquire(ContextSlots.RNDV_WAIT, op);
         int sendSlot = slots.acquire(ContextSlots.RTS_SEND, rts);
         MemorySegment m = rts.capacitySegment();
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, window.remoteAddress(0));
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, window.remote().address());
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, b.length());
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, window.key());
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, window.remote().key());
         m.set(ValueLayout.JAVA_INT_UNALIGNED, 24, wait);
         long word = ControlWord.credits(controlWord) << 32 | RNDV_REQUEST;
         long rc = FidEp.senddata(ep, m, RTS_BYTES, rts.region().descriptor(), word, peer, slots.context(sendSlot));

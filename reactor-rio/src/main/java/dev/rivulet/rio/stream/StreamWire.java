@@ -15,6 +15,7 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -726,10 +727,9 @@ public final class StreamWire implements Wire {
             switch (kind) {
                 case FrameKind.PUT -> {
                     long len = request.length() - RmaRequest.BYTES;
-                    MemoryRegion target = memory.resolveRemote(key, address, len, Access.REMOTE_WRITE);
+                    Grant target = memory.resolveRemote(key, address, len, Access.REMOTE_WRITE, this);
                     try {
-                        MemorySegment.copy(req, RmaRequest.BYTES, target.segment(),
-                                MemoryDomain.offsetOf(target, address), len);
+                        MemorySegment.copy(req, RmaRequest.BYTES, target.window(), target.offsetOf(address), len);
                     } finally {
                         target.unpin();
                     }
@@ -737,13 +737,12 @@ public final class StreamWire implements Wire {
                 }
                 case FrameKind.GET -> {
                     long len = RmaRequest.length(req);
-                    MemoryRegion target = memory.resolveRemote(key, address, len, Access.REMOTE_READ);
+                    Grant target = memory.resolveRemote(key, address, len, Access.REMOTE_READ, this);
                     Buffer out;
                     try {
                         out = memory.allocate((int) len);
                         out.length((int) len);
-                        MemorySegment.copy(target.segment(), MemoryDomain.offsetOf(target, address),
-                                out.capacitySegment(), 0, len);
+                        MemorySegment.copy(target.window(), target.offsetOf(address), out.capacitySegment(), 0, len);
                     } finally {
                         target.unpin();
                     }
@@ -768,15 +767,15 @@ public final class StreamWire implements Wire {
         int width = RmaRequest.width(req);
         int which = RmaRequest.atomic(req);
         if ((width != 4 && width != 8) || which < 0 || which >= AtomicOp.values().length) {
-            throw new RemoteAccessException("malformed atomic request (width " + width + ", op " + which + ")");
+            throw new RemoteAccessException(MemoryDomain.REFUSED);
         }
         AtomicOp op = AtomicOp.values()[which];
         long operand = RmaRequest.operand(req);
         long compare = RmaRequest.compare(req);
-        MemoryRegion target = memory.resolveRemote(key, address, width, Access.REMOTE_ATOMIC);
+        Grant target = memory.resolveRemote(key, address, width, Access.REMOTE_ATOMIC, this);
         try {
-            MemorySegment seg = target.segment();
-            long off = MemoryDomain.offsetOf(target, address);
+            MemorySegment seg = target.window();
+            long off = target.offsetOf(address);
             if (width == 8) {
                 return switch (op) {
                     case ADD, FETCH_ADD -> (long) LONG.getAndAdd(seg, off, operand);
@@ -791,8 +790,7 @@ public final class StreamWire implements Wire {
                 case COMPARE_SWAP -> (int) INT.compareAndExchange(seg, off, (int) compare, v);
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new RemoteAccessException("atomic on 0x" + Long.toHexString(address) + " failed: " + e.getMessage(),
-                    e);
+            throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {
             target.unpin();
         }

@@ -127,8 +127,8 @@ public final class FabricBenchNode {
         Arena arena = Arena.ofShared();
         // The RMA target: one registered buffer as large as the largest message of this configuration.
         MemoryRegion target = t.memory().register(arena.allocate(eager, 4096), Access.ALL);
-        byte[] targetHandle = target.remote().toBytes();
-        l.accepted().subscribe(ep -> ep.receive().subscribe(new TargetServerSide(ep, targetHandle)));
+        l.accepted().subscribe(ep -> ep.receive().subscribe(new TargetServerSide(ep,
+                ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote().toBytes())));
         DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
                 .handle((in, out) -> {
