@@ -21,8 +21,11 @@ public final class FrameKind {
     /** Answered by {@link #FLUSH_ACK} once the target has processed every frame before it. */
     public static final int FLUSH = 9;
     public static final int FLUSH_ACK = 10;
+    /** Sent by a side that heard nothing for a heartbeat interval; answered at once by {@link #HEARTBEAT_ACK}. */
+    public static final int HEARTBEAT = 11;
+    public static final int HEARTBEAT_ACK = 12;
 
-    static final int MAX = FLUSH_ACK;
+    static final int MAX = HEARTBEAT_ACK;
 
     private FrameKind() {
     }
@@ -32,7 +35,7 @@ public final class FrameKind {
         return kind == PUT || kind == GET || kind == ATOMIC || kind == FLUSH;
     }
 
-    static String name(int kind) {
+    public static String name(int kind) {
         return switch (kind) {
             case MESSAGE -> "MESSAGE";
             case PUT -> "PUT";
@@ -44,6 +47,8 @@ public final class FrameKind {
             case RMA_ERR -> "RMA_ERR";
             case FLUSH -> "FLUSH";
             case FLUSH_ACK -> "FLUSH_ACK";
+            case HEARTBEAT -> "HEARTBEAT";
+            case HEARTBEAT_ACK -> "HEARTBEAT_ACK";
             default -> "kind " + kind;
         };
     }

@@ -1,140 +1,442 @@
 package dev.rivulet.rio.stream;
 
+import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Buffer;
 
 import java.lang.foreign.MemorySegment;
-import java.util.function.IntFunction;
 
 /**
- * Cuts a byte stream into frames. A stream socket hands over arbitrary chunks, so a header or a payload may be
- * split anywhere; the parser keeps a partial header in a 16-byte scratch segment and copies a payload straight into
- * a pooled {@link Buffer} of the frame's size as its bytes arrive, so each chunk is consumed completely and the
- * receive buffer can be reposted at once. The rest of a large payload may instead be received straight into it
- * ({@link #payloadRemainder()}, {@link #filled}). Not thread-safe: one parser per connection, fed by its progress
- * thread.
+ * Cuts a byte stream into frames and decides, from each 16-byte header alone, where the payload may go before a
+ * single payload byte is taken: a peer controls every header, so nothing is allocated or written on its word.
+ *
+ * <ul>
+ *   <li>Every kind has its own payload limit ({@link #limitOf}); a header over it is a protocol violation.</li>
+ *   <li>A message (DATA, BATCH) gets a pooled buffer only after the {@link Sink} found a credit for it.</li>
+ *   <li>A put's 40-byte request is read first; the sink checks the grant, and the data then goes straight into the
+ *       granted window as it arrives (no intermediate buffer), or is discarded when refused, or when the grant is
+ *       revoked in the middle.</li>
+ *   <li>A get's response goes straight into the waiting operation's local memory.</li>
+ *   <li>Everything else is small and lands in a scratch segment owned by the parser.</li>
+ * </ul>
+ * A stream socket hands over arbitrary chunks, so a header or payload may be split anywhere; each chunk is consumed
+ * completely and the receive buffer can be reposted at once. The rest of a large payload may instead be received
+ * straight into its destination ({@link #payloadRemainder()}, {@link #filled}). Not thread-safe: one parser per
+ * connection, fed by its progress thread.
  */
 public final class FrameParser {
 
-    /** Receives complete frames in stream order; {@code payload} is null for an empty frame, else owned by it. */
-    @FunctionalInterface
+    /** Longest error text a target sends with {@link FrameKind#RMA_ERR}. */
+    public static final int MAX_ERROR_TEXT = 1024;
+
+    /** Receives frames in stream order and places their payloads. */
     public interface Sink {
-        void frame(int kind, long tag, Buffer payload);
+
+        /**
+         * A DATA or BATCH frame of {@code length} bytes: checks the credit for it and returns a pooled buffer of
+         * exactly {@code length} bytes for its payload (owned by the parser until {@link #message}); throws
+         * {@link CreditProtocolException} when the peer has no credit.
+         */
+        Buffer messageBuffer(long word, int length);
+
+        /** A complete message: DATA or BATCH with its buffer, CREDIT or CLOSE with {@code null}. */
+        void message(long word, Buffer payload);
+
+        /**
+         * A put's request ({@link RmaRequest}, valid during the call) announcing {@code dataLength} bytes: the
+         * segment of exactly that size the data goes to, or null to discard it.
+         */
+        MemorySegment putTarget(long id, MemorySegment request, long dataLength);
+
+        /** Whether the put being received may still write its target (its grant is not revoked). */
+        boolean putStillGranted();
+
+        /** A put's data has all arrived: written to its target ({@code applied}) or discarded. */
+        void putDone(long id, boolean applied);
+
+        /** A GET or ATOMIC request ({@link RmaRequest}, valid during the call). */
+        void request(int kind, long id, MemorySegment request);
+
+        /**
+         * A GET_RESP of {@code length} bytes: the local segment it lands in; throws {@link CreditProtocolException}
+         * when no get of that length awaits it.
+         */
+        MemorySegment getResponseTarget(long id, long length);
+
+        /**
+         * Any other complete frame: RMA_ACK, ATOMIC_RESP, RMA_ERR, FLUSH, FLUSH_ACK, HEARTBEAT, HEARTBEAT_ACK, and a
+         * GET_RESP once its bytes are in place. {@code payload} is valid during the call only.
+         */
+        void frame(int kind, long tag, MemorySegment payload);
     }
 
-    private final IntFunction<Buffer> allocator;
-    private final long maxPayload;
+    private static final int HEADER = 0;
+    private static final int SCRATCH = 1;
+    private static final int BODY = 2;
+    private static final int SKIP = 3;
+
     private final MemorySegment header = MemorySegment.ofArray(new byte[FrameHeader.BYTES]);
+    private final MemorySegment scratch = MemorySegment.ofArray(new byte[Math.max(MAX_ERROR_TEXT, RmaRequest.BYTES)]);
+    /** Views of the scratch made once, so parsing a small frame allocates nothing. */
+    private final MemorySegment request = scratch.asSlice(0, RmaRequest.BYTES);
+    private final MemorySegment word = scratch.asSlice(0, 8);
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+    private final long maxMessage;
+    private final long maxBatch;
+    private final long maxRma;
+
+    private int state = HEADER;
     private int headerFill;
     private int kind;
     private long tag;
-    private Buffer payload;
-    private int payloadLength;
-    private int payloadFill;
+    private long length;
+    private int scratchNeed;
+    private int scratchFill;
+    /** BODY: where the payload goes, how much is in. */
+    private MemorySegment target;
+    private long fill;
+    private Buffer buffer;
+    /** SKIP: bytes still to discard. */
+    private long skip;
+    /** Whether the PUT in SKIP or BODY is being applied (false: discarded). */
+    private boolean putApplied;
+    /** Frames completed so far (lets {@link #feedFrame} stop after one). */
+    private long completed;
 
     /**
-     * @param allocator  gives a buffer of at least the asked size for each payload
-     * @param maxPayload longest payload accepted; a longer one is a protocol violation (a corrupt or hostile peer
-     *                   must not make us allocate gigabytes)
+     * @param maxMessage longest DATA payload (the transport's maximum message size)
+     * @param maxBatch   longest BATCH payload (the coalesced-frame limit)
+     * @param maxRma     longest put or get
      */
-    public FrameParser(IntFunction<Buffer> allocator, long maxPayload) {
-        this.allocator = allocator;
-        this.maxPayload = maxPayload;
+    public FrameParser(long maxMessage, long maxBatch, long maxRma) {
+        this.maxMessage = maxMessage;
+        this.maxBatch = maxBatch;
+        this.maxRma = maxRma;
+    }
+
+    /** The longest payload a frame of {@code kind} may carry, given the word its tag holds for messages. */
+    long limitOf(int kind, long tag) {
+        return switch (kind) {
+            case FrameKind.MESSAGE -> switch (ControlWord.type(tag)) {
+                case ControlWord.DATA -> maxMessage;
+                case ControlWord.BATCH -> maxBatch;
+                default -> 0;
+            };
+            case FrameKind.PUT -> RmaRequest.BYTES + maxRma;
+            case FrameKind.GET, FrameKind.ATOMIC -> RmaRequest.BYTES;
+            case FrameKind.GET_RESP -> maxRma;
+            case FrameKind.ATOMIC_RESP -> 8;
+            case FrameKind.RMA_ERR -> MAX_ERROR_TEXT;
+            default -> 0;
+        };
     }
 
     /**
      * Consumes {@code length} bytes of {@code chunk} from {@code offset}, handing every frame completed by them to
      * {@code sink}.
      *
-     * @throws CreditProtocolException on a malformed header (unknown kind, reserved bits, oversized payload)
+     * @throws CreditProtocolException on a malformed header, a payload over its kind's limit, or what the sink
+     *                                 refuses; the parser is then unusable (the connection is broken)
      */
     public void feed(MemorySegment chunk, long offset, long length, Sink sink) {
-        long pos = offset;
-        long end = offset + length;
-        while (pos < end) {
-            if (payload == null) {
-                int n = (int) Math.min(FrameHeader.BYTES - headerFill, end - pos);
-                MemorySegment.copy(chunk, pos, header, headerFill, n);
-                headerFill += n;
-                pos += n;
-                if (headerFill == FrameHeader.BYTES) {
-                    headerFill = 0;
-                    startFrame(sink);
+        consume(chunk, offset, offset + length, sink, false);
+    }
+
+    /**
+     * As {@link #feed} but stops right after the first frame completed by these bytes; returns how many bytes it
+     * consumed. Lets the caller pause between frames (backpressure) without losing the rest of a chunk.
+     */
+    public int feedFrame(MemorySegment chunk, long offset, long length, Sink sink) {
+        return (int) (consume(chunk, offset, offset + length, sink, true) - offset);
+    }
+
+    private long consume(MemorySegment chunk, long pos, long end, Sink sink, boolean oneFrame) {
+        long completedBefore = completed;
+        while (pos < end && !(oneFrame && completed != completedBefore)) {
+            switch (state) {
+                case HEADER -> {
+                    int n = (int) Math.min(FrameHeader.BYTES - headerFill, end - pos);
+                    MemorySegment.copy(chunk, pos, header, headerFill, n);
+                    headerFill += n;
+                    pos += n;
+                    if (headerFill == FrameHeader.BYTES) {
+                        headerFill = 0;
+                        startFrame(sink);
+                    }
                 }
-            } else {
-                int n = (int) Math.min(payloadLength - payloadFill, end - pos);
-                MemorySegment.copy(chunk, pos, payload.capacitySegment(), payloadFill, n);
-                payloadFill += n;
-                pos += n;
-                if (payloadFill == payloadLength) {
-                    Buffer done = payload;
-                    payload = null;
-                    sink.frame(kind, tag, done);
+                case SCRATCH -> {
+                    int n = (int) Math.min(scratchNeed - scratchFill, end - pos);
+                    MemorySegment.copy(chunk, pos, scratch, scratchFill, n);
+                    scratchFill += n;
+                    pos += n;
+                    if (scratchFill == scratchNeed) {
+                        scratchDone(sink);
+                    }
+                }
+                case BODY -> {
+                    if (kind == FrameKind.PUT && !sink.putStillGranted()) {
+                        revokedMidPut(sink);
+                        continue;
+                    }
+                    int n = (int) Math.min(this.length - fill, end - pos);
+                    MemorySegment.copy(chunk, pos, target, fill, n);
+                    fill += n;
+                    pos += n;
+                    if (fill == this.length) {
+                        bodyDone(sink);
+                    }
+                }
+                default -> { // SKIP
+                    long n = Math.min(skip, end - pos);
+                    skip -= n;
+                    pos += n;
+                    if (skip == 0) {
+                        skipDone(sink);
+                    }
                 }
             }
         }
+        return pos;
     }
 
     private void startFrame(Sink sink) {
         int k = FrameHeader.kind(header, 0);
         long len = FrameHeader.length(header, 0);
+        long t = FrameHeader.tag(header, 0);
         if (k < FrameKind.MESSAGE || k > FrameKind.MAX || !FrameHeader.reservedClear(header, 0)) {
             throw new CreditProtocolException("malformed frame header (" + FrameKind.name(k) + ")");
         }
-        if (len > maxPayload) {
-            throw new CreditProtocolException(FrameKind.name(k) + " frame of " + len + " bytes exceeds the limit of "
-                    + maxPayload);
+        if (k == FrameKind.MESSAGE && !ControlWord.isValid(t)) {
+            throw new CreditProtocolException("malformed control word 0x" + Long.toHexString(t));
+        }
+        long limit = limitOf(k, t);
+        if (len > limit) {
+            throw new CreditProtocolException(FrameKind.name(k) + " frame of " + len + " bytes exceeds its limit of "
+                    + limit);
         }
         kind = k;
-        tag = FrameHeader.tag(header, 0);
-        if (len == 0) {
-            sink.frame(kind, tag, null);
-            return;
+        tag = t;
+        length = len;
+        switch (k) {
+            case FrameKind.MESSAGE -> {
+                int type = ControlWord.type(t);
+                if (type == ControlWord.DATA || type == ControlWord.BATCH) {
+                    if (type == ControlWord.BATCH && len == 0) {
+                        throw new CreditProtocolException("empty coalesced frame");
+                    }
+                    Buffer b = sink.messageBuffer(t, (int) len);
+                    if (b == null) {
+                        skip(len);
+                    } else if (len == 0) {
+                        done();
+                        sink.message(t, b);
+                    } else {
+                        buffer = b;
+                        body(b.capacitySegment());
+                    }
+                } else {
+                    done();
+                    sink.message(t, null);
+                }
+            }
+            case FrameKind.PUT -> {
+                if (len < RmaRequest.BYTES) {
+                    throw new CreditProtocolException("PUT frame of " + len + " bytes has no room for its request");
+                }
+                scratch(RmaRequest.BYTES);
+            }
+            case FrameKind.GET, FrameKind.ATOMIC -> {
+                if (len != RmaRequest.BYTES) {
+                    throw new CreditProtocolException(FrameKind.name(k) + " frame of " + len + " bytes, expected "
+                            + RmaRequest.BYTES);
+                }
+                scratch(RmaRequest.BYTES);
+            }
+            case FrameKind.ATOMIC_RESP -> {
+                if (len != 8) {
+                    throw new CreditProtocolException("ATOMIC_RESP frame of " + len + " bytes, expected 8");
+                }
+                scratch(8);
+            }
+            case FrameKind.GET_RESP -> {
+                MemorySegment into = sink.getResponseTarget(t, len);
+                if (into == null) {
+                    skip(len);
+                } else if (len == 0) {
+                    done();
+                    sink.frame(k, t, EMPTY);
+                } else {
+                    body(into);
+                }
+            }
+            case FrameKind.RMA_ERR -> {
+                if (len == 0) {
+                    done();
+                    sink.frame(k, t, EMPTY);
+                } else {
+                    scratch((int) len);
+                }
+            }
+            default -> { // limit 0: no payload
+                done();
+                sink.frame(k, t, EMPTY);
+            }
         }
-        payloadLength = (int) len;
-        payloadFill = 0;
-        payload = allocator.apply(payloadLength);
-        payload.length(payloadLength);
     }
 
-    /** Bytes still missing from the payload being filled; 0 between payloads (also while inside a header). */
+    private void done() {
+        state = HEADER;
+        completed++;
+    }
+
+    private void scratch(int need) {
+        state = SCRATCH;
+        scratchNeed = need;
+        scratchFill = 0;
+    }
+
+    private void body(MemorySegment into) {
+        state = BODY;
+        target = into;
+        fill = 0;
+    }
+
+    private void skip(long n) {
+        if (n == 0) {
+            skipDone(null);
+            return;
+        }
+        state = SKIP;
+        skip = n;
+    }
+
+    private void scratchDone(Sink sink) {
+        MemorySegment got = scratchNeed == RmaRequest.BYTES ? request
+                : scratchNeed == 8 ? word : scratch.asSlice(0, scratchNeed);
+        switch (kind) {
+            case FrameKind.PUT -> {
+                long data = length - RmaRequest.BYTES;
+                MemorySegment into = sink.putTarget(tag, got, data);
+                length = data;
+                putApplied = into != null;
+                if (data == 0) {
+                    done();
+                    sink.putDone(tag, putApplied);
+                } else if (into != null) {
+                    body(into);
+                } else {
+                    state = SKIP;
+                    skip = data;
+                }
+            }
+            case FrameKind.GET, FrameKind.ATOMIC -> {
+                done();
+                sink.request(kind, tag, got);
+            }
+            default -> {
+                done();
+                sink.frame(kind, tag, got);
+            }
+        }
+    }
+
+    private void bodyDone(Sink sink) {
+        done();
+        target = null;
+        switch (kind) {
+            case FrameKind.MESSAGE -> {
+                Buffer b = buffer;
+                buffer = null;
+                sink.message(tag, b);
+            }
+            case FrameKind.PUT -> sink.putDone(tag, true);
+            default -> sink.frame(kind, tag, EMPTY); // GET_RESP: its bytes are in place
+        }
+    }
+
+    /** The grant of the put being received was revoked: the rest of its data is discarded. */
+    private void revokedMidPut(Sink sink) {
+        putApplied = false;
+        target = null;
+        skip = length - fill;
+        state = SKIP;
+        if (skip == 0) {
+            skipDone(sink);
+        }
+    }
+
+    /** A skipped payload is over: a refused or revoked put is answered; skipped messages and responses vanish. */
+    private void skipDone(Sink sink) {
+        done();
+        if (kind == FrameKind.PUT && sink != null) {
+            sink.putDone(tag, putApplied);
+        }
+    }
+
+    /**
+     * Bytes still missing from a payload that lands in memory of its own (a message buffer, a granted window, a
+     * get's destination); 0 otherwise, also while inside a header or a small payload.
+     */
     public int payloadRemaining() {
-        return payload == null ? 0 : payloadLength - payloadFill;
+        return state == BODY ? (int) Math.min(Integer.MAX_VALUE, length - fill) : 0;
     }
 
     /**
      * Where the rest of the current payload goes, for a receive straight into it (no pass through the receive
-     * buffer); only while {@link #payloadRemaining()} {@code > 0}. Exactly the missing bytes, nothing beyond.
+     * buffer); only while {@link #payloadRemaining()} {@code > 0} and {@link #mayReceiveDirect} said yes. Exactly
+     * the missing bytes, nothing beyond.
      */
     public MemorySegment payloadRemainder() {
-        return payload.capacitySegment().asSlice(payloadFill, payloadLength - payloadFill);
+        return target.asSlice(fill, length - fill);
+    }
+
+    /**
+     * Whether a receive straight into {@link #payloadRemainder()} may be posted now: false for a put whose grant
+     * was revoked (its rest then goes through the receive buffer and is discarded).
+     */
+    public boolean mayReceiveDirect(Sink sink) {
+        if (state != BODY || kind == FrameKind.GET_RESP) {
+            // A get's destination belongs to its operation, which a close may fail (and so release) while a
+            // receive is still posted: it is only ever copied into from the receive buffer.
+            return false;
+        }
+        if (kind == FrameKind.PUT && !sink.putStillGranted()) {
+            revokedMidPut(sink);
+            return false;
+        }
+        return true;
     }
 
     /** Accounts {@code n} bytes received into {@link #payloadRemainder()}; hands the frame over once complete. */
     public void filled(int n, Sink sink) {
-        if (payload == null || n < 0 || n > payloadLength - payloadFill) {
+        if (state != BODY || n < 0 || n > length - fill) {
             throw new IllegalStateException("filled(" + n + ") with " + payloadRemaining() + " bytes missing");
         }
-        payloadFill += n;
-        if (payloadFill == payloadLength) {
-            Buffer done = payload;
-            payload = null;
-            sink.frame(kind, tag, done);
+        fill += n;
+        if (fill == length) {
+            bodyDone(sink);
         }
     }
 
     /** Whether the parser is between frames (nothing partial held). */
     public boolean atFrameBoundary() {
-        return payload == null && headerFill == 0;
+        return state == HEADER && headerFill == 0;
     }
 
-    /** Releases a partially received payload. */
+    /** Whether a put's data is being written into a granted window right now (its grant is pinned). */
+    public boolean inPutBody() {
+        return state == BODY && kind == FrameKind.PUT;
+    }
+
+    /** Releases a partially received message buffer. */
     public void close() {
-        if (payload != null) {
-            Buffer b = payload;
-            payload = null;
+        if (buffer != null) {
+            Buffer b = buffer;
+            buffer = null;
             b.release();
         }
+        target = null;
+        state = HEADER;
         headerFill = 0;
     }
 }

@@ -87,7 +87,7 @@ public abstract class StreamTransport extends AbstractTransport {
         ProgressLoop loop = progress.nextLoop();
         StreamChannel channel = newChannel(loop, socket, remote);
         StreamWire wire = new StreamWire(channel, memory, caps, remote, settings.copyLimit(),
-                settings.maxBatchBytes());
+                settings.maxBatchBytes(), loop, config.liveness());
         // Runs before the endpoint's registration and first operation: the loop runs tasks in order.
         loop.execute(() -> channel.attach(wire));
         return newEndpoint(wire, loop);

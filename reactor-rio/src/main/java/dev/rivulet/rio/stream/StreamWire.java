@@ -13,6 +13,9 @@ import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.liveness.LivenessMonitor;
+import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
@@ -20,6 +23,7 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.progress.ProgressLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,13 +52,25 @@ import java.util.Iterator;
  * the staging buffer zero-copy.
  *
  * <h2>Receiving</h2>
- * One receive at a time into the registered receive buffer; the {@link FrameParser} copies each payload into a
- * pooled buffer of the transport's domain, so the receive buffer is reposted at once. Where the channel can, the
- * rest of a payload of 16 KiB or more is received straight into that pooled buffer instead (no second copy), by a
- * scatter receive that continues into a little of the receive buffer. Messages go to the engine
- * (which checks the credits); RMA requests are executed here, on the target's progress thread, against its
- * registered memory through {@link MemoryDomain#resolveRemote} (key, rights, bounds, pin), and answered in order,
- * so the initiator matches responses with one FIFO.
+ * One receive at a time into the registered receive buffer. The {@link FrameParser} decides from each header alone
+ * where its payload may go, so a peer's header never makes this side allocate or write on its word: a message gets a
+ * pooled buffer of the transport's domain only when the peer holds a credit for it (counted here from the receives
+ * the engine posted), a put's data goes straight into the granted window once its 40-byte request passed
+ * {@link MemoryDomain#tryResolveRemote} (key, connection, right, window, pin) and is discarded otherwise, a get's
+ * response lands straight in the waiting operation's memory, and everything else is small and has a fixed limit.
+ * Where the channel can, the rest of a payload of 16 KiB or more is received straight into its destination (no
+ * second copy) by a scatter receive that continues into a little of the receive buffer. Requests are answered in
+ * order, so the initiator matches responses with one FIFO; a get's response is sent straight from the granted
+ * window. Responses waiting for staging space are bounded: past {@link #MAX_BACKLOG} of them the wire stops reading
+ * the socket, in the middle of a receive buffer if need be, so a peer that floods requests without reading the
+ * answers is slowed by TCP, not buffered without limit.
+ *
+ * <h2>Failure</h2>
+ * A malformed or over-long frame, a message without credit, an unexpected response, or any exception on the receive
+ * path breaks the connection at once with a typed error and shuts the socket down both ways, so the peer sees the
+ * close. Liveness ({@link LivenessMonitor}): a side that heard nothing for a heartbeat interval sends
+ * {@link FrameKind#HEARTBEAT}, answered by {@link FrameKind#HEARTBEAT_ACK}; nothing heard for the peer timeout, or
+ * a write the peer has not taken for the write timeout, ends the connection with {@link ConnectionLostException}.
  *
  * <h2>Completion semantics</h2>
  * Send: the kernel accepted the bytes. Put: the target applied it (RMA_ACK). Get and atomics: the response arrived.
@@ -84,6 +100,10 @@ public final class StreamWire implements Wire {
     private static final int DIRECT_RECEIVE_MIN = 16 << 10;
     /** How much of the receive buffer a scatter receive fills after the payload's rest. */
     private static final long SCATTER_TAIL = 4 << 10;
+    /** Responses waiting for staging space beyond which the wire stops reading requests (backpressure). */
+    static final int MAX_BACKLOG = 64;
+    /** What a refused RMA request is answered with, whatever the reason. */
+    private static final byte[] REFUSED = MemoryDomain.REFUSED.getBytes(StandardCharsets.UTF_8);
 
     private final StreamChannel channel;
     private final MemoryDomain memory;
@@ -91,8 +111,10 @@ public final class StreamWire implements Wire {
     private final String remoteAddress;
     private final int copyLimit;
     private final int maxBatchBytes;
+    private final ProgressLoop loop;
+    private final LivenessMonitor liveness;
     private final FrameParser parser;
-    private final FrameParser.Sink frameSink = this::onFrame;
+    private final FrameParser.Sink frameSink = new Frames();
     private final MemorySegment staging;
     private final MemorySegment receive;
     private final long stagingCapacity;
@@ -112,6 +134,7 @@ public final class StreamWire implements Wire {
     private final ArrayDeque<Unit> freeUnits = new ArrayDeque<>();
     /** Responses that found the staging buffer full; sent before anything new. */
     private final ArrayDeque<Response> backlog = new ArrayDeque<>();
+    private final ArrayDeque<Response> freeResponses = new ArrayDeque<>();
     /** Requests (put, get, atomic, flush) waiting for their response, in the order the target answers them. */
     private final ArrayDeque<Op> awaiting = new ArrayDeque<>();
     private Unit open;
@@ -123,6 +146,13 @@ public final class StreamWire implements Wire {
     private boolean sendRetry;
 
     // ---- receive side ----
+    /** Credits granted to the peer (receives the engine posted) that no message has used yet. */
+    private long credits;
+    /** The grant a put's data is being written into (pinned until the put ends). */
+    private Grant currentPut;
+    /** Bytes of the last receive not yet fed to the parser (reading paused while the backlog is full). */
+    private int unfedOffset;
+    private int unfedLength;
     private boolean recvInFlight;
     /** Bytes of the receive in flight that go straight into the parser's current payload (scatter receive). */
     private int recvDirect;
@@ -146,10 +176,14 @@ public final class StreamWire implements Wire {
      * @param copyLimit     payloads up to this size are copied into the staging buffer (coalesced); larger ones are
      *                      sent from their own buffer
      * @param maxBatchBytes the engine's coalesced-frame limit
+     * @param loop          the progress loop this wire lives on (its coarse clock times liveness)
+     * @param liveness      heartbeat interval, peer timeout and write timeout
      */
     public StreamWire(StreamChannel channel, MemoryDomain memory, Capabilities caps, String remoteAddress,
-                      int copyLimit, int maxBatchBytes) {
+                      int copyLimit, int maxBatchBytes, ProgressLoop loop, LivenessSettings liveness) {
         this.channel = channel;
+        this.loop = loop;
+        this.liveness = new LivenessMonitor(liveness, System.nanoTime());
         this.memory = memory;
         this.caps = caps;
         this.remoteAddress = remoteAddress;
@@ -162,8 +196,7 @@ public final class StreamWire implements Wire {
         this.gather = new MemorySegment[Math.max(1, channel.maxGatherParts())];
         this.scatterReceives = channel.scatterReceives();
         this.scatterTail = receive.asSlice(0, Math.min(receive.byteSize(), SCATTER_TAIL));
-        long maxPayload = Math.max(caps.maxMessageSize(), caps.maxRmaSize()) + RmaRequest.BYTES;
-        this.parser = new FrameParser(memory::allocate, maxPayload);
+        this.parser = new FrameParser(caps.maxMessageSize(), maxBatchBytes, caps.maxRmaSize());
     }
 
     /** Starts receiving; called once on the progress thread after the channel is attached. */
@@ -212,8 +245,9 @@ public final class StreamWire implements Wire {
 
     @Override
     public void postReceives(int count) {
-        // Payload buffers are taken from the pool as frames arrive, sized to them; the engine's count of posted
-        // receives is what bounds the peer, and the socket is always being read.
+        // Payload buffers are taken from the pool as messages arrive, sized to them, and only for messages the
+        // peer has a credit for: these.
+        credits += count;
     }
 
     @Override
@@ -292,6 +326,9 @@ public final class StreamWire implements Wire {
 
     @Override
     public int poll(WireEvents sink) {
+        if (!closed && !broken) {
+            checkLiveness();
+        }
         if (sendRetry) {
             sendRetry = false;
             pump();
@@ -383,9 +420,7 @@ public final class StreamWire implements Wire {
         open = null;
         Response r;
         while ((r = backlog.pollFirst()) != null) {
-            if (r.payload != null) {
-                r.payload.release();
-            }
+            recycle(r);
         }
         freeStaging();
         if (broken) {
@@ -435,21 +470,26 @@ public final class StreamWire implements Wire {
         int direct = recvDirect;
         recvDirect = 0;
         if (res > 0) {
+            liveness.heard();
             try {
                 int intoPayload = Math.min(res, direct);
                 if (intoPayload > 0) {
                     parser.filled(intoPayload, frameSink);
                 }
-                if (res > intoPayload) {
-                    parser.feed(receive, 0, res - intoPayload, frameSink);
-                }
+                unfedOffset = 0;
+                unfedLength = res - intoPayload;
+                feed();
             } catch (TransportException e) {
-                breakConnection(e);
-                hardStop();
+                failReceivePath(e);
+                return;
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // A closed arena, a full heap: the connection cannot go on, but it must end, not wedge.
+                failReceivePath(new ConnectionLostException("receiving from " + remoteAddress + " failed: " + e,
+                        e));
                 return;
             }
             if (!hardStopped) {
-                postReceive();
+                postReceive(); // does nothing while unfed bytes wait for the backlog to drain
             }
             return;
         }
@@ -468,6 +508,27 @@ public final class StreamWire implements Wire {
         if (closed && !outputShut && !hardStopped && writes.isEmpty()) {
             shutdownOutput();
         }
+    }
+
+    /**
+     * Feeds the parser what the last receive left unfed, frame by frame, stopping between frames while the response
+     * backlog is full: the receive buffer is then not reposted, and the peer's further requests wait in the socket.
+     */
+    private void feed() {
+        while (unfedLength > 0) {
+            if (backlog.size() >= MAX_BACKLOG && !closed) {
+                return;
+            }
+            int n = parser.feedFrame(receive, unfedOffset, unfedLength, frameSink);
+            unfedOffset += n;
+            unfedLength -= n;
+        }
+    }
+
+    private void failReceivePath(TransportException e) {
+        unfedLength = 0;
+        breakConnection(e);
+        hardStop();
     }
 
     private void onSend(int id, int res, int flags) {
@@ -521,8 +582,32 @@ public final class StreamWire implements Wire {
         freeStaging();
         drainBacklog();
         pump();
+        liveness.writeProgressed(loop.coarseNanos(), writeInFlight);
         if (closed && writes.isEmpty() && !outputShut && !hardStopped) {
             shutdownOutput();
+        }
+    }
+
+    /** Heartbeats and timeouts, on the loop's coarse clock (see {@link LivenessMonitor}). */
+    private void checkLiveness() {
+        long now = loop.coarseNanos();
+        switch (liveness.check(now)) {
+            case LivenessMonitor.SEND_HEARTBEAT -> {
+                if (beginFrame(FrameKind.HEARTBEAT, 0, 0, 0) >= 0) {
+                    pump();
+                }
+            }
+            case LivenessMonitor.PEER_TIMEOUT -> {
+                breakConnection(new ConnectionLostException("no sign of life from " + remoteAddress + " for "
+                        + liveness.settings().peerTimeout() + " (liveness.peerTimeout)"));
+                hardStop();
+            }
+            case LivenessMonitor.WRITE_TIMEOUT -> {
+                breakConnection(new ConnectionLostException(remoteAddress + " has not taken a write for "
+                        + liveness.settings().writeTimeout() + " (liveness.writeTimeout)"));
+                hardStop();
+            }
+            default -> { }
         }
     }
 
@@ -618,6 +703,7 @@ public final class StreamWire implements Wire {
             java.util.Arrays.fill(gather, 0, count, null);
             if (posted) {
                 writeInFlight = true;
+                liveness.writeStarted(loop.coarseNanos());
             } else {
                 sendRetry = true;
             }
@@ -625,6 +711,7 @@ public final class StreamWire implements Wire {
         }
         if (channel.postSend(token, remaining(u), u.staged)) {
             writeInFlight = true;
+            liveness.writeStarted(loop.coarseNanos());
         } else {
             sendRetry = true;
         }
@@ -680,99 +767,153 @@ public final class StreamWire implements Wire {
     // Frames arriving
     // =====================================================================================================
 
-    private void onFrame(int kind, long tag, Buffer payload) {
-        switch (kind) {
-            case FrameKind.MESSAGE -> {
-                int type = ControlWord.type(tag);
-                if (type == ControlWord.CLOSE) {
-                    peerCloseSeen = true;
-                }
-                if (closed) {
-                    release(payload);
-                    return;
-                }
-                if (payload == null && (type == ControlWord.DATA || type == ControlWord.BATCH)) {
-                    payload = memory.allocate(0).length(0); // an empty message is still a message
-                }
-                pushReceived(tag, payload);
+    /** Where the parser's frames go: credits, grants and the FIFO of awaited responses are checked here. */
+    private final class Frames implements FrameParser.Sink {
+
+        @Override
+        public Buffer messageBuffer(long word, int length) {
+            if (closed) {
+                return null; // still draining the socket after close: nobody will read it
             }
-            case FrameKind.PUT, FrameKind.GET, FrameKind.ATOMIC -> {
-                if (closed) {
-                    release(payload);
-                    return;
-                }
-                serve(kind, tag, payload);
+            if (credits <= 0) {
+                throw new CreditProtocolException("peer sent a message without a credit");
             }
-            case FrameKind.FLUSH -> {
+            if (ControlWord.type(word) == ControlWord.DATA) {
+                credits--;
+            }
+            return memory.allocate(length).length(length);
+        }
+
+        @Override
+        public void message(long word, Buffer payload) {
+            int type = ControlWord.type(word);
+            if (type == ControlWord.CLOSE) {
+                peerCloseSeen = true;
+            }
+            if (closed) {
                 release(payload);
-                if (!closed) {
-                    respond(FrameKind.FLUSH_ACK, tag, null);
-                }
+                return;
             }
-            default -> onResponse(kind, tag, payload);
+            if (type == ControlWord.BATCH) {
+                int n = BatchFraming.count(payload.capacitySegment(), payload.length());
+                if (n < 0 || n > credits) {
+                    payload.release();
+                    throw new CreditProtocolException(n < 0 ? "malformed coalesced frame"
+                            : "peer sent " + n + " coalesced messages with " + credits + " credits");
+                }
+                credits -= n;
+            }
+            pushReceived(word, payload);
+        }
+
+        @Override
+        public MemorySegment putTarget(long id, MemorySegment request, long dataLength) {
+            if (closed) {
+                return null;
+            }
+            Grant g = memory.tryResolveRemote(RmaRequest.key(request), RmaRequest.address(request), dataLength,
+                    Access.REMOTE_WRITE, StreamWire.this);
+            if (g == null) {
+                return null;
+            }
+            currentPut = g;
+            return g.window().asSlice(g.offsetOf(RmaRequest.address(request)), dataLength);
+        }
+
+        @Override
+        public boolean putStillGranted() {
+            return currentPut != null && currentPut.isOpen();
+        }
+
+        @Override
+        public void putDone(long id, boolean applied) {
+            releasePut();
+            if (!closed) {
+                respond(applied ? FrameKind.RMA_ACK : FrameKind.RMA_ERR, id, 0, null, null);
+            }
+        }
+
+        @Override
+        public void request(int kind, long id, MemorySegment request) {
+            if (closed) {
+                return;
+            }
+            long address = RmaRequest.address(request);
+            long key = RmaRequest.key(request);
+            if (kind == FrameKind.GET) {
+                long len = RmaRequest.length(request);
+                Grant g = len > caps.maxRmaSize() ? null
+                        : memory.tryResolveRemote(key, address, len, Access.REMOTE_READ, StreamWire.this);
+                if (g == null) {
+                    respond(FrameKind.RMA_ERR, id, 0, null, null);
+                } else {
+                    // Answered straight from the window, which stays pinned until the response is written.
+                    respond(FrameKind.GET_RESP, id, 0, g.window().asSlice(g.offsetOf(address), len), g);
+                }
+                return;
+            }
+            long previous;
+            try {
+                previous = atomic(request, key, address);
+            } catch (RemoteAccessException refused) {
+                respond(FrameKind.RMA_ERR, id, 0, null, null);
+                return;
+            }
+            respond(FrameKind.ATOMIC_RESP, id, previous, null, null);
+        }
+
+        @Override
+        public MemorySegment getResponseTarget(long id, long length) {
+            if (closed) {
+                return null;
+            }
+            Op op = awaiting.peekFirst();
+            if (op == null || op.wireTag != id || op.kind() != OpKind.GET || op.local().length() != length) {
+                throw new CreditProtocolException("unexpected GET_RESP of " + length + " bytes for request " + id);
+            }
+            return op.local().segment();
+        }
+
+        @Override
+        public void frame(int kind, long tag, MemorySegment payload) {
+            switch (kind) {
+                case FrameKind.FLUSH -> respondUnlessClosed(FrameKind.FLUSH_ACK, tag);
+                case FrameKind.HEARTBEAT -> respondUnlessClosed(FrameKind.HEARTBEAT_ACK, tag);
+                case FrameKind.HEARTBEAT_ACK -> { } // being heard is all it is for
+                default -> onResponse(kind, tag, payload);
+            }
         }
     }
 
-    /** Executes an RMA request on this side's registered memory, as a NIC would, and answers it. */
-    private void serve(int kind, long id, Buffer request) {
-        if (request == null || request.length() < RmaRequest.BYTES) {
-            release(request);
-            breakConnection(new CreditProtocolException(FrameKind.name(kind) + " frame without its request"));
-            return;
+    private void respondUnlessClosed(int kind, long tag) {
+        if (!closed) {
+            respond(kind, tag, 0, null, null);
         }
-        MemorySegment req = request.segment();
-        long address = RmaRequest.address(req);
-        long key = RmaRequest.key(req);
-        try {
-            switch (kind) {
-                case FrameKind.PUT -> {
-                    long len = request.length() - RmaRequest.BYTES;
-                    Grant target = memory.resolveRemote(key, address, len, Access.REMOTE_WRITE, this);
-                    try {
-                        MemorySegment.copy(req, RmaRequest.BYTES, target.window(), target.offsetOf(address), len);
-                    } finally {
-                        target.unpin();
-                    }
-                    respond(FrameKind.RMA_ACK, id, null);
-                }
-                case FrameKind.GET -> {
-                    long len = RmaRequest.length(req);
-                    Grant target = memory.resolveRemote(key, address, len, Access.REMOTE_READ, this);
-                    Buffer out;
-                    try {
-                        out = memory.allocate((int) len);
-                        out.length((int) len);
-                        MemorySegment.copy(target.window(), target.offsetOf(address), out.capacitySegment(), 0, len);
-                    } finally {
-                        target.unpin();
-                    }
-                    respond(FrameKind.GET_RESP, id, out);
-                }
-                default -> {
-                    long previous = atomic(req, key, address);
-                    Buffer out = memory.allocate(8).length(8);
-                    out.capacitySegment().set(U64, 0, previous);
-                    respond(FrameKind.ATOMIC_RESP, id, out);
-                }
-            }
-        } catch (TransportException e) {
-            byte[] text = String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8);
-            respond(FrameKind.RMA_ERR, id, memory.allocate(text.length).write(text));
-        } finally {
-            request.release();
+    }
+
+    /** Lets go of the grant a put was writing into (its data is complete, discarded, or the wire is gone). */
+    private void releasePut() {
+        Grant g = currentPut;
+        if (g != null) {
+            currentPut = null;
+            g.unpin();
         }
     }
 
     private long atomic(MemorySegment req, long key, long address) {
         int width = RmaRequest.width(req);
         int which = RmaRequest.atomic(req);
-        if ((width != 4 && width != 8) || which < 0 || which >= AtomicOp.values().length) {
+        if ((width != 4 && width != 8) || which < 0 || which >= AtomicOp.values().length
+                || (address & (width - 1)) != 0) {
             throw new RemoteAccessException(MemoryDomain.REFUSED);
         }
         AtomicOp op = AtomicOp.values()[which];
         long operand = RmaRequest.operand(req);
         long compare = RmaRequest.compare(req);
-        Grant target = memory.resolveRemote(key, address, width, Access.REMOTE_ATOMIC, this);
+        Grant target = memory.tryResolveRemote(key, address, width, Access.REMOTE_ATOMIC, this);
+        if (target == null) {
+            throw new RemoteAccessException(MemoryDomain.REFUSED);
+        }
         try {
             MemorySegment seg = target.window();
             long off = target.offsetOf(address);
@@ -796,48 +937,23 @@ public final class StreamWire implements Wire {
         }
     }
 
-    /** A response for the oldest request waiting for one. */
-    private void onResponse(int kind, long id, Buffer payload) {
+    /** A response for the oldest request waiting for one; {@code payload} is valid during the call only. */
+    private void onResponse(int kind, long id, MemorySegment payload) {
         Op op = awaiting.peekFirst();
         if (op == null || op.wireTag != id || !answers(op.kind(), kind)) {
-            release(payload);
             if (!closed) {
-                breakConnection(new CreditProtocolException("unexpected " + FrameKind.name(kind) + " for request "
-                        + id));
+                throw new CreditProtocolException("unexpected " + FrameKind.name(kind) + " for request " + id);
             }
             return;
         }
         awaiting.pollFirst();
-        try {
-            switch (kind) {
-                case FrameKind.RMA_ACK, FrameKind.FLUSH_ACK -> pushCompleted(op, 0);
-                case FrameKind.GET_RESP -> {
-                    RegisteredSlice local = op.local();
-                    long len = payload == null ? 0 : payload.length();
-                    if (len != local.length()) {
-                        pushFailed(op, new CreditProtocolException("get answered with " + len + " bytes, asked for "
-                                + local.length()));
-                    } else {
-                        if (len > 0) {
-                            MemorySegment.copy(payload.segment(), 0, local.segment(), 0, len);
-                        }
-                        pushCompleted(op, 0);
-                    }
-                }
-                case FrameKind.ATOMIC_RESP -> {
-                    if (payload == null || payload.length() != 8) {
-                        pushFailed(op, new CreditProtocolException("malformed atomic response"));
-                    } else {
-                        pushCompleted(op, payload.segment().get(U64, 0));
-                    }
-                }
-                default -> { // RMA_ERR
-                    String text = payload == null ? "remote access refused" : payload.toUtf8();
-                    pushFailed(op, new RemoteAccessException(text, channel.provider(), 0, text, null));
-                }
+        switch (kind) {
+            case FrameKind.RMA_ACK, FrameKind.FLUSH_ACK, FrameKind.GET_RESP -> pushCompleted(op, 0);
+            case FrameKind.ATOMIC_RESP -> pushCompleted(op, payload.get(U64, 0));
+            default -> { // RMA_ERR: the peer's text is kept as the native message, never trusted as ours
+                String text = new String(payload.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                pushFailed(op, new RemoteAccessException(MemoryDomain.REFUSED, channel.provider(), 0, text, null));
             }
-        } finally {
-            release(payload);
         }
     }
 
@@ -851,48 +967,91 @@ public final class StreamWire implements Wire {
         };
     }
 
-    /** Sends a response, in order behind earlier ones; takes ownership of {@code payload}. */
-    private void respond(int kind, long id, Buffer payload) {
-        if (backlog.isEmpty() && tryRespond(kind, id, payload)) {
+    /**
+     * Sends a response in order behind earlier ones: a bare frame, an atomic's previous {@code value}, or
+     * {@code data} (a get's bytes in a granted window that {@code pinned} keeps pinned until written).
+     */
+    private void respond(int kind, long id, long value, MemorySegment data, Grant pinned) {
+        if (backlog.isEmpty() && tryRespond(kind, id, value, data, pinned)) {
             pump();
             return;
         }
-        backlog.addLast(new Response(kind, id, payload));
+        Response r = freeResponses.pollFirst();
+        if (r == null) {
+            r = new Response();
+        }
+        r.kind = kind;
+        r.id = id;
+        r.value = value;
+        r.data = data;
+        r.pinned = pinned;
+        backlog.addLast(r);
     }
 
-    private boolean tryRespond(int kind, long id, Buffer payload) {
-        int len = payload == null ? 0 : payload.length();
+    private boolean tryRespond(int kind, long id, long value, MemorySegment data, Grant pinned) {
+        int len = data != null ? (int) data.byteSize()
+                : kind == FrameKind.ATOMIC_RESP ? 8 : kind == FrameKind.RMA_ERR ? REFUSED.length : 0;
         boolean copy = len <= copyLimit;
         long at = beginFrame(kind, id, len, copy ? len : 0);
         if (at < 0) {
             return false;
         }
-        if (payload != null) {
+        if (kind == FrameKind.ATOMIC_RESP) {
+            staging.set(U64, at, value);
+        } else if (kind == FrameKind.RMA_ERR) {
+            MemorySegment.copy(REFUSED, 0, staging, ValueLayout.JAVA_BYTE, at, REFUSED.length);
+        } else if (data != null) {
             if (copy) {
-                MemorySegment.copy(payload.capacitySegment(), 0, staging, at, len);
-                payload.release();
+                MemorySegment.copy(data, 0, staging, at, len);
+                pinned.unpin();
             } else {
-                appendPayload(payload.capacitySegment().asSlice(0, len), payload, null, null);
+                appendPayload(data, null, pinned.region(), null);
             }
         }
         return true;
     }
 
-    /** Sends waiting responses; true when none is left waiting. */
+    /** Sends waiting responses; true when none is left waiting. Resumes reading once the backlog has room. */
     private boolean drainBacklog() {
         if (backlog.isEmpty()) {
             return true;
         }
         Response r;
         boolean any = false;
-        while ((r = backlog.peekFirst()) != null && !closed && tryRespond(r.kind, r.id, r.payload)) {
+        while ((r = backlog.peekFirst()) != null && !closed && tryRespond(r.kind, r.id, r.value, r.data, r.pinned)) {
             backlog.pollFirst();
+            r.pinned = null; // handed over with the response
+            recycle(r);
             any = true;
         }
         if (any) {
             pump();
+            if (unfedLength > 0 && backlog.size() < MAX_BACKLOG && !recvInFlight && !hardStopped) {
+                try {
+                    feed();
+                } catch (TransportException e) {
+                    failReceivePath(e);
+                    return backlog.isEmpty();
+                } catch (RuntimeException | OutOfMemoryError e) {
+                    failReceivePath(new ConnectionLostException("receiving from " + remoteAddress + " failed: " + e,
+                            e));
+                    return backlog.isEmpty();
+                }
+                if (unfedLength == 0) {
+                    postReceive();
+                }
+            }
         }
         return backlog.isEmpty();
+    }
+
+    private void recycle(Response r) {
+        if (r.pinned != null) {
+            r.pinned.unpin();
+        }
+        r.pinned = null;
+        r.data = null;
+        freeResponses.addLast(r);
     }
 
     // =====================================================================================================
@@ -909,14 +1068,14 @@ public final class StreamWire implements Wire {
     }
 
     private void postReceive() {
-        if (recvInFlight || eof || hardStopped || released) {
-            return;
+        if (recvInFlight || eof || hardStopped || released || unfedLength > 0) {
+            return; // unfed bytes still sit in the receive buffer: reading resumes once they are parsed
         }
-        // The rest of a large payload is received straight into its buffer, one copy (the kernel's) instead of
-        // two, and only a little into the receive buffer after it: enough for the next header and small frames,
+        // The rest of a large payload is received straight into its destination, one copy (the kernel's) instead
+        // of two, and only a little into the receive buffer after it: enough for the next header and small frames,
         // little of the next large payload (which then goes the same way). Smaller remainders, and everything on
         // channels without scatter receives, go through the receive buffer.
-        int direct = scatterReceives ? parser.payloadRemaining() : 0;
+        int direct = scatterReceives && parser.mayReceiveDirect(frameSink) ? parser.payloadRemaining() : 0;
         boolean posted = direct >= DIRECT_RECEIVE_MIN
                 ? channel.postScatterReceive(T_RECV, parser.payloadRemainder(), scatterTail)
                 : channel.postReceive(T_RECV, receive);
@@ -980,7 +1139,8 @@ public final class StreamWire implements Wire {
         stagedUnits.clear();
         if (!(recvInFlight && recvDirect > 0)) {
             parser.close();
-        } // else the kernel may still write into the payload: systemGone() releases it
+            releasePut();
+        } // else the kernel may still write into the payload or the window: systemGone() releases them
     }
 
     /**
@@ -991,6 +1151,7 @@ public final class StreamWire implements Wire {
         recvInFlight = false;
         recvDirect = 0;
         parser.close();
+        releasePut();
     }
 
     private void drainEventsOnAbandon() {
@@ -1092,6 +1253,12 @@ public final class StreamWire implements Wire {
         }
     }
 
-    private record Response(int kind, long id, Buffer payload) {
+    /** A response waiting for staging space (recycled). */
+    private static final class Response {
+        int kind;
+        long id;
+        long value;
+        MemorySegment data;
+        Grant pinned;
     }
 }
