@@ -29,11 +29,17 @@ import java.util.Set;
  * @param grantScopeChecked  whether the target checks that a key granted to one connection arrives on that
  *                           connection ({@code Endpoint.grant}); false where the provider checks keys itself, and a
  *                           scoped grant is then as private as its key
+ * @param refusalClosesConnection whether a one-sided operation the target refuses also ends the connection: RDMA
+ *                           reliable connections go to an error state on a remote access error (verbs RC), and
+ *                           libfabric's {@code tcp} drops its connection; Rivulet then closes the endpoint with
+ *                           {@code ConnectionLostException} right after failing the refused operation, instead of
+ *                           letting the next operations fail at random
  */
 public record Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                            int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
                            double bandwidth, Duration latency, String flushGuarantee, long maxRmaSize,
-                           boolean remoteAccessChecked, int remoteKeyBits, boolean grantScopeChecked) {
+                           boolean remoteAccessChecked, int remoteKeyBits, boolean grantScopeChecked,
+                           boolean refusalClosesConnection) {
 
     public Capabilities {
         operations = operations.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(operations));
@@ -48,7 +54,7 @@ public record Capabilities(String transport, Set<Operation> operations, long max
                         int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
                         double bandwidth, Duration latency, String flushGuarantee) {
         this(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, sendQueueDepth,
-                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true, 64, true);
+                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true, 64, true, false);
     }
 
     public boolean supports(Operation op) {
@@ -58,6 +64,7 @@ public record Capabilities(String transport, Set<Operation> operations, long max
     /** The same capabilities with the queue depths an endpoint really uses. */
     public Capabilities withQueueDepths(int send, int receive) {
         return new Capabilities(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, send, receive,
-                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked, remoteKeyBits, grantScopeChecked);
+                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked, remoteKeyBits, grantScopeChecked,
+                refusalClosesConnection);
     }
 }

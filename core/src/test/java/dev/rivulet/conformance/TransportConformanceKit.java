@@ -553,6 +553,44 @@ public abstract class TransportConformanceKit {
         }
     }
 
+    /**
+     * Grants the client {@code rights} on {@code window} and runs {@code op} on the handle, which the target must
+     * refuse: the operation fails with {@link RemoteAccessException}, and then either the endpoint still works or,
+     * where the transport's connection does not survive a refusal ({@link Capabilities#refusalClosesConnection()}),
+     * both endpoints close with {@link ConnectionLostException} and the test goes on over a fresh connection.
+     */
+    private RemoteAccessException refused(RegisteredSlice window, Set<Access> rights,
+                                          java.util.function.BiFunction<Endpoint, RemoteMemory, Mono<?>> op) {
+        Grant grant = server().grant(window, rights.toArray(Access[]::new));
+        RemoteMemory handle = exposeOnServer(grant);
+        return refused(() -> op.apply(client(), handle));
+    }
+
+    private RemoteAccessException refused(java.util.function.Supplier<Mono<?>> op) {
+        Throwable t = op.get().materialize().block(TIMEOUT).getThrowable();
+        assertThat(t).isInstanceOf(RemoteAccessException.class);
+        afterRefusal();
+        return (RemoteAccessException) t;
+    }
+
+    private int reconnections;
+
+    private void afterRefusal() {
+        if (!caps().refusalClosesConnection()) {
+            StepVerifier.create(client().flush()).as("the endpoint still works after a refusal").verifyComplete();
+            return;
+        }
+        StepVerifier.create(client().onClose()).verifyComplete();
+        StepVerifier.create(server().onClose()).verifyComplete();
+        pair.listener().dispose();
+        pair = Pair.connect(pair.serverTransport(), pair.clientTransport(),
+                bindAddress(getClass().getSimpleName() + "-after-refusal-" + (++reconnections)));
+    }
+
+    private static Set<Access> rights(Access... a) {
+        return Access.setOf(a);
+    }
+
     @Test
     void forgedOrOutOfBoundsRemoteKeysAreRemoteAccessErrors() {
         Assumptions.assumeTrue(caps().remoteAccessChecked(), () -> caps().transport()
@@ -568,35 +606,31 @@ public abstract class TransportConformanceKit {
             assertThatThrownBy(() -> server().grant(pooled.region().slice(pooled.regionOffset(), 64),
                     Access.REMOTE_READ)).as("pool memory is never granted").isInstanceOf(InvalidMemoryException.class);
             pooled.release();
-            RemoteMemory remote = exposeOnServer(target);
             MemoryRegion local = client().memory().register(arena.allocate(256, 8));
             target.segment().fill((byte) 1);
+            Set<Access> all = rights(Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
 
-            RemoteMemory forgedKey = new RemoteMemory(remote.address(), remote.length(), remote.key() ^ 0x5a5a,
-                    remote.providerBytes());
-            StepVerifier.create(client().put(local.slice(0, 64), forgedKey))
-                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
-            RemoteMemory widened = new RemoteMemory(remote.address(), 256, remote.key(), remote.providerBytes());
-            StepVerifier.create(client().put(local.slice(0, 256), widened))
-                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
-            RemoteMemory before = new RemoteMemory(remote.address() - 64, 128, remote.key(), remote.providerBytes());
-            StepVerifier.create(client().get(before, local.slice(0, 128)))
-                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
+            refused(target.slice(), all, (ep, r) -> ep.put(local.slice(0, 64),
+                    new RemoteMemory(r.address(), r.length(), r.key() ^ 0x5a5a, r.providerBytes())));
+            refused(target.slice(), all, (ep, r) -> ep.put(local.slice(0, 256),
+                    new RemoteMemory(r.address(), 256, r.key(), r.providerBytes())));
+            refused(target.slice(), all, (ep, r) -> ep.get(
+                    new RemoteMemory(r.address() - 64, 128, r.key(), r.providerBytes()), local.slice(0, 128)));
+            // the initiator refuses what it can see is wrong before anything is posted
+            RemoteMemory remote = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
             StepVerifier.create(client().put(local.slice(0, 129), remote))
                     .expectError(RemoteAccessException.class).verify(TIMEOUT);
             if (caps().supports(Operation.ATOMIC_FETCH_ADD_64)) {
-                StepVerifier.create(client().fetchAdd(forgedKey.slice(0, 8), 1))
-                        .expectError(RemoteAccessException.class).verify(TIMEOUT);
+                refused(target.slice(), all, (ep, r) -> ep.fetchAdd(
+                        new RemoteMemory(r.address(), 8, r.key() ^ 0x77, r.providerBytes()), 1));
             }
             for (long i = 0; i < 128; i++) {
                 assertThat(target.segment().get(ValueLayout.JAVA_BYTE, i)).as("target untouched").isEqualTo((byte) 1);
             }
             // a deregistered target is refused too
+            RemoteMemory doomed = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
             target.close();
-            StepVerifier.create(client().put(local.slice(0, 8), remote))
-                    .expectError(RemoteAccessException.class).verify(TIMEOUT);
-            // and the endpoint still works afterwards
-            StepVerifier.create(client().flush()).verifyComplete();
+            refused(() -> client().put(local.slice(0, 8), doomed));
             local.close();
             localOnly.close();
         }
@@ -609,22 +643,21 @@ public abstract class TransportConformanceKit {
         try (Arena arena = Arena.ofShared()) {
             MemoryRegion target = server().memory().register(arena.allocate(256, 8));
             target.segment().fill((byte) 1);
-            Grant grant = server().grant(target.slice(64, 64), Access.REMOTE_READ, Access.REMOTE_WRITE);
-            RemoteMemory window = exposeOnServer(grant);
-            assertThat(window.length()).isEqualTo(64);
             MemoryRegion local = client().memory().register(arena.allocate(256, 8));
             local.segment().fill((byte) 9);
+            Set<Access> rw = rights(Access.REMOTE_READ, Access.REMOTE_WRITE);
             // A peer that widens its handle by hand, in either direction, reaches nothing beyond the window.
-            RemoteMemory wider = new RemoteMemory(window.address(), 128, window.key(), window.providerBytes());
-            StepVerifier.create(client().put(local.slice(0, 128), wider)).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
-            RemoteMemory earlier = new RemoteMemory(window.address() - 64, 64, window.key(), window.providerBytes());
-            StepVerifier.create(client().get(earlier, local.slice(0, 64))).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
+            refused(target.slice(64, 64), rw, (ep, w) -> ep.put(local.slice(0, 128),
+                    new RemoteMemory(w.address(), 128, w.key(), w.providerBytes())));
+            refused(target.slice(64, 64), rw, (ep, w) -> ep.get(
+                    new RemoteMemory(w.address() - 64, 64, w.key(), w.providerBytes()), local.slice(0, 64)));
             for (long i = 0; i < 256; i++) {
                 assertThat(target.segment().get(ValueLayout.JAVA_BYTE, i)).as("byte %d untouched", i)
                         .isEqualTo((byte) 1);
             }
+            Grant grant = server().grant(target.slice(64, 64), Access.REMOTE_READ, Access.REMOTE_WRITE);
+            RemoteMemory window = exposeOnServer(grant);
+            assertThat(window.length()).isEqualTo(64);
             StepVerifier.create(client().put(local.slice(0, 64), window).then(client().flush())).verifyComplete();
             assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 63)).isEqualTo((byte) 1);
             assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 64)).isEqualTo((byte) 9);
@@ -643,18 +676,15 @@ public abstract class TransportConformanceKit {
         try (Arena arena = Arena.ofShared()) {
             MemoryRegion target = server().memory().register(arena.allocate(64, 8));
             MemoryRegion local = client().memory().register(arena.allocate(64, 8));
+            refused(target.slice(), rights(Access.REMOTE_WRITE), (ep, w) -> ep.get(w, local.slice()));
+            refused(target.slice(), rights(Access.REMOTE_READ), (ep, r) -> ep.put(local.slice(), r));
+            if (caps().supports(Operation.ATOMIC_FETCH_ADD_64)) {
+                refused(target.slice(), rights(Access.REMOTE_READ), (ep, r) -> ep.fetchAdd(r.slice(0, 8), 1));
+            }
             RemoteMemory writeOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
             RemoteMemory readOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_READ));
-            StepVerifier.create(client().get(writeOnly, local.slice())).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
-            StepVerifier.create(client().put(local.slice(), readOnly)).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
             StepVerifier.create(client().put(local.slice(), writeOnly).then(client().get(readOnly, local.slice())))
                     .verifyComplete();
-            if (caps().supports(Operation.ATOMIC_FETCH_ADD_64)) {
-                StepVerifier.create(client().fetchAdd(readOnly.slice(0, 8), 1)).expectError(RemoteAccessException.class)
-                        .verify(TIMEOUT);
-            }
             local.close();
             target.close();
         }
@@ -667,19 +697,13 @@ public abstract class TransportConformanceKit {
         try (Arena arena = Arena.ofShared()) {
             MemoryRegion target = server().memory().register(arena.allocate(64, 8));
             MemoryRegion local = client().memory().register(arena.allocate(128, 8));
-            RemoteMemory writeOnly = exposeOnServer(server().grant(target.slice(), Access.REMOTE_WRITE));
-            List<Mono<Void>> refused = List.of(
-                    client().get(new RemoteMemory(writeOnly.address(), 64, writeOnly.key() ^ 0x1000,
-                            writeOnly.providerBytes()), local.slice(0, 64)),
-                    client().get(writeOnly, local.slice(0, 64)),
-                    client().put(local.slice(0, 128), new RemoteMemory(writeOnly.address(), 128, writeOnly.key(),
-                            writeOnly.providerBytes())));
+            Set<Access> writeOnly = rights(Access.REMOTE_WRITE);
             Set<String> messages = new HashSet<>();
-            for (Mono<Void> m : refused) {
-                Throwable t = m.materialize().block(TIMEOUT).getThrowable();
-                assertThat(t).isInstanceOf(RemoteAccessException.class);
-                messages.add(t.getMessage());
-            }
+            messages.add(refused(target.slice(), writeOnly, (ep, w) -> ep.get(new RemoteMemory(w.address(), 64,
+                    w.key() ^ 0x1000, w.providerBytes()), local.slice(0, 64))).getMessage());
+            messages.add(refused(target.slice(), writeOnly, (ep, w) -> ep.get(w, local.slice(0, 64))).getMessage());
+            messages.add(refused(target.slice(), writeOnly, (ep, w) -> ep.put(local.slice(0, 128),
+                    new RemoteMemory(w.address(), 128, w.key(), w.providerBytes()))).getMessage());
             assertThat(messages).as("unknown key, missing right and outside the window answer alike").hasSize(1);
             local.close();
             target.close();
@@ -698,17 +722,13 @@ public abstract class TransportConformanceKit {
             StepVerifier.create(client().get(remote, local.slice())).verifyComplete();
             grant.close();
             assertThat(grant.isOpen()).isFalse();
-            StepVerifier.create(client().get(remote, local.slice())).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
+            refused(() -> client().get(remote, local.slice()));
             // a region's close revokes every grant on it, however many handles are out
             RemoteMemory again = exposeOnServer(server().grant(target.slice(), Access.REMOTE_READ));
             RemoteMemory shared = target.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote();
             target.close();
-            StepVerifier.create(client().get(again, local.slice())).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
-            StepVerifier.create(client().get(shared, local.slice())).expectError(RemoteAccessException.class)
-                    .verify(TIMEOUT);
-            StepVerifier.create(client().flush()).verifyComplete();
+            refused(() -> client().get(again, local.slice()));
+            refused(() -> client().get(shared, local.slice()));
             local.close();
         }
     }

@@ -74,6 +74,12 @@ final class FabricDomain implements AutoCloseable {
      * of the process can reach them any more ({@link SameProcessShm}).
      */
     final boolean sharesPeerMappings;
+    /**
+     * Whether the provider's connection does not survive a one-sided operation the target refused: tcp;ofi_rxm
+     * drops it (the next operations on it fail with ENOTCONN / EPIPE until it reconnects on its own), and verbs and
+     * efa reliable connections go to an error state. sockets answers the refusal and carries on.
+     */
+    final boolean refusalDropsConnection;
 
     /** Endpoints the transport has not let go of yet. */
     private final Set<EndpointHandles> held = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -99,6 +105,7 @@ final class FabricDomain implements AutoCloseable {
         this.maxMsgSize = FiEpAttr.maxMsgSize(FiInfo.epAttr(info));
         this.checksRemoteKeys = !"shm".equals(provider);
         this.sharesPeerMappings = "shm".equals(provider);
+        this.refusalDropsConnection = !"sockets".equals(provider) && !"shm".equals(provider);
     }
 
     /**

@@ -87,7 +87,7 @@ public final class FabricTransport extends AbstractTransport {
                         + (provider.equals("shm") ? "the provider's default (shm copies synchronously)"
                         : "FI_DELIVERY_COMPLETE") + ", so the data is at the target",
                 fabric.maxMsgSize <= 0 || fabric.maxMsgSize > (1L << 30) ? 1L << 30 : fabric.maxMsgSize,
-                fabric.checksRemoteKeys, fabric.remoteKeyBits(), false);
+                fabric.checksRemoteKeys, fabric.remoteKeyBits(), false, fabric.refusalDropsConnection);
     }
 
     /** The {@code fi_domain_attr.data_progress} hint {@code fabric.dataProgress} names. */

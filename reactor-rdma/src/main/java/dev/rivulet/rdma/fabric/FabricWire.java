@@ -427,18 +427,24 @@ final class FabricWire implements Wire {
                             FiCqDataEntry.data(entries, i));
                 }
                 work += (int) n;
-                if (n < CQ_BATCH) {
-                    break;
+                if (n < CQ_BATCH || closed) {
+                    break; // closed by a callback: the queue is gone, the close already drained what was left
                 }
             } else if (n == -FI_EAVAIL) {
                 readError(events);
                 work++;
+                if (closed) {
+                    return work;
+                }
             } else if (n == -FI_EAGAIN) {
                 break;
             } else {
                 events.broken(providerError("fi_cq_read", n));
                 return work + 1;
             }
+        }
+        if (closed) {
+            return work; // a callback closed the endpoint: its queue and endpoint are gone
         }
         if (receivesToPost > 0 || controlToPost > 0) {
             postPendingReceives();
@@ -641,26 +647,47 @@ final class FabricWire implements Wire {
             }
             default -> {
                 Op op = (Op) owner;
-                events.failed(op, classify(op, err, text));
+                TransportException error = classify(op, err, text);
+                events.failed(op, error);
+                if (closed) {
+                    return;
+                }
+                if (error instanceof RemoteAccessException && fabric.refusalDropsConnection) {
+                    // The provider's connection is gone with the refusal (or soon will be): end the endpoint now,
+                    // once, rather than let whatever is posted next fail at random.
+                    events.broken(new ConnectionLostException("the " + fabric.provider + " provider ends its "
+                            + "connection after a refused one-sided operation; the endpoint is closed",
+                            fabric.provider, err, text, null));
+                } else if (error instanceof ConnectionLostException) {
+                    // A message or operation lost with the connection: the credits and order behind it cannot be
+                    // trusted any more.
+                    events.broken(error);
+                }
             }
         }
     }
 
     /**
      * Maps a completion error to the exception a caller can act on. One-sided operations refused by the target
-     * surface differently per provider: sockets as EACCES, verbs as a remote access error, and tcp (rxm) by
-     * dropping the connection it used (ENOTCONN / EPIPE) after rejecting the key; all are a remote access error.
-     * A connection that died under the operation is reported by sockets as EIO (its "disconnected" completion)
-     * and by tcp as a reset, a refused reconnect or a timeout: whatever the operation, that is a lost connection.
+     * surface differently per provider: sockets as EACCES, verbs as a remote access error, tcp (rxm, with
+     * FI_DELIVERY_COMPLETE) as ECANCELED for an unknown key, a missing right and an address outside the window
+     * alike; all are a remote access error with the one refusal text every transport uses. A connection that died
+     * under the operation is reported by sockets as EIO (its "disconnected" completion) and by tcp as a reset, a
+     * refused reconnect, a timeout or, when it was already gone, ENOTCONN / EPIPE: whatever the operation, that is a
+     * lost connection. Operations flushed by a close are {@link ResourceClosedException}s.
      */
     private TransportException classify(Op op, int err, String text) {
         boolean oneSided = op.kind() != dev.rivulet.core.engine.OpKind.SEND;
+        if (closed) {
+            return new ResourceClosedException(op.kind() + " flushed: the endpoint closed", fabric.provider, err, text,
+                    null);
+        }
         return switch (err) {
-            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH ->
-                    new ConnectionLostException(op.kind() + " failed: connection lost", fabric.provider, err, text,
-                            null);
-            case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED, FI_ENOTCONN, EPIPE -> oneSided
-                    ? new RemoteAccessException(op.kind() + " refused by the target", fabric.provider, err, text, null)
+            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
+                 EPIPE -> new ConnectionLostException(op.kind() + " failed: connection lost", fabric.provider, err,
+                    text, null);
+            case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED -> oneSided
+                    ? new RemoteAccessException(MemoryDomain.REFUSED, fabric.provider, err, text, null)
                     : new ConnectionLostException("send failed", fabric.provider, err, text, null);
             default -> new ProviderException(op.kind() + " failed", fabric.provider, err, text, null);
         };

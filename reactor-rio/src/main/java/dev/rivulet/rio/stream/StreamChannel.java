@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * asynchronous send and receive on them. io_uring and Registered I/O each implement it; the wire above is the same.
  *
  * <p>Every method is called on the wire's progress thread. Completions go back to
- * {@link StreamWire#onCompletion(int, int, int)} on that thread, each naming the token it was posted with; a
+ * {@link ChannelUser#onCompletion(int, int, int)} on that thread, each naming the token it was posted with; a
  * result {@code >= 0} is a byte count, a negative result is {@code -errno} (or the platform's error mapped to it).
  * Posted operations always complete, also after {@link #shutdown}; {@link #release()} is called only once none is
  * outstanding.
@@ -19,8 +19,8 @@ public interface StreamChannel {
     /** Completion flag: the zero-copy notification; the kernel no longer reads the send's memory. */
     int F_NOTIF = 2;
 
-    /** On the progress loop's thread, before anything else: binds {@code wire} and starts receiving. */
-    void attach(StreamWire wire);
+    /** On the progress loop's thread, before anything else: binds {@code user} and starts it. */
+    void attach(ChannelUser user);
 
     /** Where frames are staged for sending (registered with the system layer where it can). */
     MemorySegment stagingBuffer();

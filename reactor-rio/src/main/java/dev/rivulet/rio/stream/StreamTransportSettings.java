@@ -39,7 +39,7 @@ public record StreamTransportSettings(int maxMessageSize, int stagingBytes, int 
                 config.sendQueueDepth(), config.receiveQueueDepth(), bandwidth, latency,
                 "every earlier message was delivered to the peer's endpoint and every earlier put and atomic was "
                         + "applied to the peer's memory (a FLUSH frame answered after the peer processed everything "
-                        + "before it)", maxMessageSize, true, 64, true);
+                        + "before it)", maxMessageSize, true, 64, true, false);
     }
 
     /**

@@ -83,7 +83,7 @@ import java.util.Iterator;
  * engine's callbacks (which may post again, or close the endpoint) out of the completion path, and lets a closed
  * wire keep draining its socket after the engine has let go of it.
  */
-public final class StreamWire implements Wire {
+public final class StreamWire implements Wire, ChannelUser {
 
     private static final Logger log = LoggerFactory.getLogger(StreamWire.class);
 
@@ -200,6 +200,7 @@ public final class StreamWire implements Wire {
     }
 
     /** Starts receiving; called once on the progress thread after the channel is attached. */
+    @Override
     public void start() {
         postReceive();
     }
@@ -437,6 +438,7 @@ public final class StreamWire implements Wire {
     // =====================================================================================================
 
     /** A completion of the channel (progress thread). */
+    @Override
     public void onCompletion(int token, int result, int flags) {
         if ((token & 3) == T_RECV) {
             onReceive(result);
@@ -455,6 +457,7 @@ public final class StreamWire implements Wire {
      * Forgets the connection at once (the transport is going away and its rings with it): releases every buffer
      * the wire still holds. The system layer closes the socket itself.
      */
+    @Override
     public void abandon() {
         if (!closed) {
             close();
@@ -1147,6 +1150,7 @@ public final class StreamWire implements Wire {
      * The system layer is gone (ring closed), so no posted receive can write any more: releases a payload that an
      * abandoned receive was still aimed at.
      */
+    @Override
     public void systemGone() {
         recvInFlight = false;
         recvDirect = 0;

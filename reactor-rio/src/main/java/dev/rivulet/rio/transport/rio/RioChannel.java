@@ -1,6 +1,7 @@
 package dev.rivulet.rio.transport.rio;
 
 import dev.rivulet.rio.stream.StreamChannel;
+import dev.rivulet.rio.stream.ChannelUser;
 import dev.rivulet.rio.stream.StreamWire;
 import dev.rivulet.rio.windows.RioBuf;
 import dev.rivulet.rio.windows.RioFunctions;
@@ -34,7 +35,7 @@ final class RioChannel implements StreamChannel {
     private MemorySegment requestQueue;
     private MemorySegment payloadId;
     private int payloadToken;
-    private StreamWire wire;
+    private ChannelUser wire;
     private int id;
     private boolean released;
 
@@ -51,7 +52,7 @@ final class RioChannel implements StreamChannel {
 
     /** On the loop thread: creates the request queue (one send, one receive outstanding) and starts receiving. */
     @Override
-    public void attach(StreamWire w) {
+    public void attach(ChannelUser w) {
         this.wire = w;
         this.id = loop.add(this);
         this.requestQueue = rio.createRequestQueue(socket, 1, 1, 1, 1, loop.completionQueue(),

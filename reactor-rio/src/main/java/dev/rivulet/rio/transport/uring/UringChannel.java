@@ -4,7 +4,7 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_CQE_F_MORE;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_CQE_F_NOTIF;
 
 import dev.rivulet.rio.stream.StreamChannel;
-import dev.rivulet.rio.stream.StreamWire;
+import dev.rivulet.rio.stream.ChannelUser;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.IoUringSqe;
@@ -47,7 +47,7 @@ final class UringChannel implements StreamChannel {
     /** The one scatter receive's msghdr and its two iovecs. */
     private final MemorySegment recvMsghdr;
     private final MemorySegment recvIovecs;
-    private StreamWire wire;
+    private ChannelUser wire;
     private int id;
     private int stagingSlot = -1;
     private int receiveSlot = -1;
@@ -67,7 +67,7 @@ final class UringChannel implements StreamChannel {
 
     /** Joins the ring and starts receiving; on the loop thread, before the endpoint's first operation. */
     @Override
-    public void attach(StreamWire w) {
+    public void attach(ChannelUser w) {
         this.wire = w;
         this.id = ring.add(this);
         this.stagingSlot = ring.registerFixed(staging);
