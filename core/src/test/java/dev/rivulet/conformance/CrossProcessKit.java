@@ -111,8 +111,22 @@ public abstract class CrossProcessKit {
         return a;
     }
 
+    private String peerAddress;
+
     private Endpoint connectToPeer(String mode) throws Exception {
-        return transport.connect(startPeer(mode)).block(TIMEOUT);
+        peerAddress = startPeer(mode);
+        return transport.connect(peerAddress).block(TIMEOUT);
+    }
+
+    /** The window the peer (in mode {@code rma}) grants each new endpoint, sent as the endpoint's first message. */
+    private static RemoteMemory handleFrom(Endpoint ep) {
+        return ep.receive().next().map(b -> {
+            try {
+                return RemoteMemory.fromBytes(b.toArray());
+            } finally {
+                b.release();
+            }
+        }).block(TIMEOUT);
     }
 
     @Test
@@ -142,13 +156,7 @@ public abstract class CrossProcessKit {
     @Test
     void putGetAndAtomicsOnAnotherProcessMemory() throws Exception {
         Endpoint ep = connectToPeer("rma");
-        RemoteMemory remote = ep.receive().next().map(b -> {
-            try {
-                return RemoteMemory.fromBytes(b.toArray());
-            } finally {
-                b.release();
-            }
-        }).block(TIMEOUT);
+        RemoteMemory remote = handleFrom(ep);
         int size = EchoPeer.RMA_WINDOW;
         assertThat(remote.length()).isEqualTo(size);
         try (Arena arena = Arena.ofShared()) {
@@ -168,8 +176,9 @@ public abstract class CrossProcessKit {
             }
             if (ep.capabilities().supports(Operation.ATOMIC_FETCH_ADD_64)) {
                 RemoteMemory word = remote.slice(0, 8);
+                Endpoint atomics = ep;
                 StepVerifier.create(ep.swap(word, 0)).expectNextCount(1).expectComplete().verify(TIMEOUT);
-                StepVerifier.create(Flux.range(0, 200).flatMap(i -> ep.fetchAdd(word, 1), 16).collectList()
+                StepVerifier.create(Flux.range(0, 200).flatMap(i -> atomics.fetchAdd(word, 1), 16).collectList()
                                 .map(HashSet::new).map(HashSet::size))
                         .expectNext(200).expectComplete().verify(TIMEOUT);
                 StepVerifier.create(ep.compareAndSwap(word, 200, 7)).expectNext(200L).expectComplete().verify(TIMEOUT);
@@ -179,6 +188,11 @@ public abstract class CrossProcessKit {
                         remote.providerBytes());
                 StepVerifier.create(ep.get(forged, local.slice(0, 64))).expectError(RemoteAccessException.class)
                         .verify(TIMEOUT);
+                if (ep.capabilities().refusalClosesConnection()) {
+                    StepVerifier.create(ep.onClose()).expectComplete().verify(TIMEOUT);
+                    ep = transport.connect(peerAddress).block(TIMEOUT);
+                    remote = handleFrom(ep);
+                }
                 RemoteMemory beyond = new RemoteMemory(remote.address() + size - 32, 64, remote.key(),
                         remote.providerBytes());
                 StepVerifier.create(ep.get(beyond, local.slice(0, 64))).expectError(RemoteAccessException.class)

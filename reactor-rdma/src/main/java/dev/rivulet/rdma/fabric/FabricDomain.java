@@ -80,6 +80,10 @@ final class FabricDomain implements AutoCloseable {
      * efa reliable connections go to an error state. sockets answers the refusal and carries on.
      */
     final boolean refusalDropsConnection;
+    /** {@code fi_info->addr_format}: the form of every endpoint name of this domain. */
+    final int addrFormat;
+    /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
+    private volatile byte[] sampleName;
 
     /** Endpoints the transport has not let go of yet. */
     private final Set<EndpointHandles> held = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -106,6 +110,16 @@ final class FabricDomain implements AutoCloseable {
         this.checksRemoteKeys = !"shm".equals(provider);
         this.sharesPeerMappings = "shm".equals(provider);
         this.refusalDropsConnection = !"sockets".equals(provider) && !"shm".equals(provider);
+        this.addrFormat = FiInfo.addrFormat(info);
+    }
+
+    /** The name of an endpoint this domain opened (one always is before a peer's name is checked). */
+    byte[] sampleName() {
+        byte[] n = sampleName;
+        if (n == null) {
+            throw new IllegalStateException("no endpoint opened yet");
+        }
+        return n;
     }
 
     /**
@@ -257,6 +271,9 @@ final class FabricDomain implements AutoCloseable {
             check("fi_getname", FidEp.getname(ep, name, len));
             byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             EndpointHandles h = new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
+            if (sampleName == null) {
+                sampleName = bytes;
+            }
             synchronized (this) {
                 held.add(h);
                 openInLibfabric++;

@@ -11,6 +11,10 @@ import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.progress.ProgressLoop;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.security.Handshake;
+import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.core.security.SocketHandshakeIo;
+import dev.rivulet.core.security.TlsSockets;
 import dev.rivulet.rdma.libfabric.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -151,24 +155,61 @@ public final class FabricTransport extends AbstractTransport {
             checkOpen();
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
+            SecuritySettings security = config.security();
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
-            Socket s = new Socket();
+            Socket plain = new Socket();
+            Socket s = plain;
             try {
-                s.setTcpNoDelay(true);
-                s.connect(a.socketAddress(), 10_000);
-                Bootstrap.writeHello(s, fabric.provider, h.name(), eagerSize);
-                byte[] peerName = Bootstrap.readReply(s, eagerSize);
+                long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
+                plain.setTcpNoDelay(true);
+                tuneBootstrap(plain);
+                plain.connect(a.socketAddress(), (int) Math.max(1, security.handshakeTimeout().toMillis()));
+                if (security.usesTls()) {
+                    s = TlsSockets.client(plain, security, a.host(), a.port(), deadline);
+                }
+                byte[] peerName = Handshake.client(new SocketHandshakeIo(s, deadline), security,
+                        Handshake.KIND_FABRIC, Bootstrap.service(fabric.provider, eagerSize), h.name());
+                checkPeerName(peerName, s.getInetAddress());
+                s.setSoTimeout(0);
                 return newEndpoint(h, peerName, s, a.uri());
             } catch (IOException e) {
                 Bootstrap.closeQuietly(s);
+                Bootstrap.closeQuietly(plain);
                 closeHandles(h);
                 throw new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 Bootstrap.closeQuietly(s);
+                Bootstrap.closeQuietly(plain);
                 closeHandles(h);
                 throw e;
             }
         }).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /**
+     * TCP keepalive on the bootstrap connection from the liveness settings, so even a peer host that vanished
+     * without a trace is found by the kernel as well as by the heartbeats.
+     */
+    void tuneBootstrap(Socket s) throws IOException {
+        s.setKeepAlive(true);
+        int idle = (int) Math.max(1, config.liveness().heartbeatInterval().toSeconds());
+        try {
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, idle);
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, idle);
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+        } catch (UnsupportedOperationException e) {
+            // a platform without the extended options keeps the kernel's keepalive timing; heartbeats still run
+        }
+    }
+
+    /**
+     * Checks an endpoint name a peer sent (its form, and that it names the host the bootstrap connection came from)
+     * before it may go into the address vector.
+     */
+    void checkPeerName(byte[] name, java.net.InetAddress from) {
+        Bootstrap.checkName(name, fabric.sampleName(), fabric.addrFormat, from, config.security().peerAddressCheck(),
+                fabric.provider);
+        checkPeer(name);
     }
 
     /**
@@ -234,19 +275,22 @@ public final class FabricTransport extends AbstractTransport {
         long peer = fabric.connectPeer(h, peerName);
         try {
             return wire(h, peer, socket, remote);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | IOException e) {
             fabric.closeEndpoint(h, peer, () -> { });
-            throw e;
+            throw e instanceof RuntimeException r ? r
+                    : new ConnectionRefusedException("connection set-up failed: " + e.getMessage(), e);
         }
     }
 
-    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote) {
-        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
-            if (socket != null) {
-                Bootstrap.goodbye(socket);
-            }
-        });
+    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote)
+            throws IOException {
+        Bootstrap.Channel channel = socket == null ? null : new Bootstrap.Channel(socket);
         ProgressLoop loop = progress.nextLoop();
+        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
+            if (channel != null) {
+                channel.goodbye();
+            }
+        }, loop, config.liveness());
         CqWaiter waiter = waiters.computeIfAbsent(loop, l -> {
             CqWaiter w = new CqWaiter(fabric.fabric);
             l.waiter(w);
@@ -255,8 +299,8 @@ public final class FabricTransport extends AbstractTransport {
         waiter.add(h.cq(), h.waitFd());
         wire.beforeClose(() -> waiter.remove(h.cq(), h.waitFd()));
         EndpointEngine e = newEndpoint(wire, loop);
-        if (socket != null) {
-            Bootstrap.watch(socket, wire);
+        if (channel != null) {
+            channel.watch(wire, config.liveness());
         }
         return e;
     }
@@ -285,7 +329,7 @@ public final class FabricTransport extends AbstractTransport {
                 throw new InvalidRequestException("cannot bind " + address + ": " + e.getMessage());
             }
             FabricListener l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
-                    fabric.provider).uri());
+                    fabric.provider).uri(), config.security());
             track(l);
             l.start();
             return l;

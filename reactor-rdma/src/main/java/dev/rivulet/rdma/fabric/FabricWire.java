@@ -17,6 +17,8 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.liveness.LivenessSettings;
+import dev.rivulet.core.progress.ProgressLoop;
 import dev.rivulet.rdma.libfabric.FiCqDataEntry;
 import dev.rivulet.rdma.libfabric.FiCqErrEntry;
 import dev.rivulet.rdma.libfabric.FiMsgRma;
@@ -75,6 +77,13 @@ final class FabricWire implements Wire {
     private static final int EPIPE = 32;
 
     private final FabricDomain fabric;
+    private final ProgressLoop loop;
+    /** An operation the provider has not completed after this long means the peer stopped making progress. */
+    private final long writeTimeoutNanos;
+    private final long checkEveryNanos;
+    private long lastStallCheck;
+    /** When each context slot's operation was posted (coarse clock). */
+    private long[] postedAt;
     private final MemoryDomain memory;
     private final Capabilities caps;
     private final String remoteAddress;
@@ -122,14 +131,19 @@ final class FabricWire implements Wire {
     private int surplusBuffers;
     private int controlToPost = CONTROL_SLOTS;
     private volatile boolean peerClosed;
+    private volatile String lostReason;
     private volatile boolean peerLost;
     private boolean peerEventReported;
     private boolean closed;
     private boolean drainedAfterClose;
 
     FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
-               long peer, int eagerSize, String remoteAddress, Runnable onClose) {
+               long peer, int eagerSize, String remoteAddress, Runnable onClose, ProgressLoop loop,
+               LivenessSettings liveness) {
         this.fabric = fabric;
+        this.loop = loop;
+        this.writeTimeoutNanos = liveness.writeTimeout().toNanos();
+        this.checkEveryNanos = Math.max(1_000_000L, writeTimeoutNanos / 8);
         this.memory = memory;
         this.caps = caps;
         this.ep = handles.ep();
@@ -141,6 +155,7 @@ final class FabricWire implements Wire {
         this.handles = handles;
         int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
         this.slots = new ContextSlots(arena, slotCount);
+        this.postedAt = new long[slotCount];
         this.postedOrder = new int[slotCount];
         this.arrived = new boolean[slotCount];
         this.arrivedLen = new long[slotCount];
@@ -170,10 +185,11 @@ final class FabricWire implements Wire {
     }
 
     /** The bootstrap channel saw the peer say goodbye (graceful) or vanish. */
-    void peerClosed(boolean graceful) {
+    void peerGone(boolean graceful, String reason) {
         if (graceful) {
             peerClosed = true;
         } else {
+            lostReason = reason;
             peerLost = true;
         }
     }
@@ -199,6 +215,7 @@ final class FabricWire implements Wire {
         if (slot < 0) {
             return NO_RESOURCE;
         }
+        postedAt[slot] = loop.coarseNanos();
         long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
                 slots.context(slot));
         return posted(slot, rc, "fi_senddata");
@@ -219,6 +236,8 @@ final class FabricWire implements Wire {
         Buffer rts = memory.allocate(RTS_BYTES);
         int wait = slots.acquire(ContextSlots.RNDV_WAIT, op);
         int sendSlot = slots.acquire(ContextSlots.RTS_SEND, rts);
+        postedAt[wait] = loop.coarseNanos();
+        postedAt[sendSlot] = postedAt[wait];
         MemorySegment m = rts.capacitySegment();
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, window.remote().address());
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, b.length());
@@ -303,6 +322,7 @@ final class FabricWire implements Wire {
         if (slot < 0) {
             return NO_RESOURCE;
         }
+        postedAt[slot] = loop.coarseNanos();
         MemorySegment ctx = slots.context(slot);
         long rc;
         String call;
@@ -446,6 +466,9 @@ final class FabricWire implements Wire {
         if (closed) {
             return work; // a callback closed the endpoint: its queue and endpoint are gone
         }
+        if (checkStalls(events)) {
+            return work + 1;
+        }
         if (receivesToPost > 0 || controlToPost > 0) {
             postPendingReceives();
         }
@@ -461,8 +484,8 @@ final class FabricWire implements Wire {
             if (peerClosed) {
                 events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
             } else {
-                events.broken(new ConnectionLostException("peer at " + remoteAddress + " vanished (bootstrap "
-                        + "connection lost without a goodbye)", fabric.provider, 0, null, null));
+                events.broken(new ConnectionLostException("peer at " + remoteAddress + " is gone: " + lostReason,
+                        fabric.provider, 0, null, null));
             }
         }
         return work;
@@ -515,6 +538,9 @@ final class FabricWire implements Wire {
         }
         Buffer dst = memory.allocate((int) length);
         int readSlot = slots.acquire(ContextSlots.RNDV_READ, dst);
+        if (readSlot >= 0) {
+            postedAt[readSlot] = loop.coarseNanos();
+        }
         if (readSlot < 0) {
             dst.release();
             return false;
@@ -691,6 +717,32 @@ final class FabricWire implements Wire {
                     : new ConnectionLostException("send failed", fabric.provider, err, text, null);
             default -> new ProviderException(op.kind() + " failed", fabric.provider, err, text, null);
         };
+    }
+
+    /**
+     * The write timeout: an operation handed to the provider that has not completed for that long (sends, puts,
+     * gets, atomics, rendezvous; not receives, which wait for the peer by design) means the peer stopped making
+     * progress or stopped reading. Checked a few times per timeout on the loop's coarse clock.
+     */
+    private boolean checkStalls(WireEvents events) {
+        long now = loop.coarseNanos();
+        if (now - lastStallCheck < checkEveryNanos) {
+            return false;
+        }
+        lastStallCheck = now;
+        for (int slot = 0; slot < slots.capacity(); slot++) {
+            byte kind = slots.kind(slot);
+            if (kind == ContextSlots.FREE || kind == ContextSlots.RECEIVE) {
+                continue;
+            }
+            if (now - postedAt[slot] > writeTimeoutNanos) {
+                events.broken(new ConnectionLostException("an operation to " + remoteAddress + " has not completed "
+                        + "for " + java.time.Duration.ofNanos(writeTimeoutNanos) + " (liveness.writeTimeout)",
+                        fabric.provider, 0, null, null));
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------------------------------------- teardown
