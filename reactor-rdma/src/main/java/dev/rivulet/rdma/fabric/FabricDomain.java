@@ -113,6 +113,11 @@ final class FabricDomain implements AutoCloseable {
         this.addrFormat = FiInfo.addrFormat(info);
     }
 
+    /** Endpoints opened and not yet let go of. */
+    synchronized int heldCount() {
+        return held.size();
+    }
+
     /** The name of an endpoint this domain opened (one always is before a peer's name is checked). */
     byte[] sampleName() {
         byte[] n = sampleName;

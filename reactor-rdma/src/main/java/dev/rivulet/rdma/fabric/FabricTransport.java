@@ -140,6 +140,11 @@ public final class FabricTransport extends AbstractTransport {
         return fabric.provider;
     }
 
+    /** The fabric, domain and address vector of this transport (tests inspect what it holds). */
+    FabricDomain domain() {
+        return fabric;
+    }
+
     int eagerSize() {
         return eagerSize;
     }

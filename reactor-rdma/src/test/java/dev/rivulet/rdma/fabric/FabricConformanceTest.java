@@ -47,6 +47,35 @@ class FabricConformanceTest {
         }
     }
 
+    /** tcp with a shared secret on both sides: every connection proves it in the handshake first. */
+    @Nested
+    class TcpAuthenticated extends OnProvider {
+        @Override
+        String provider() {
+            return "tcp";
+        }
+
+        @Override
+        protected Transport openTransport(TransportConfig config) {
+            return super.openTransport(config.option("security.secret", FabricSecurityTest.SECRET));
+        }
+    }
+
+    /** tcp with mutual TLS on the bootstrap connection and a shared secret inside it. */
+    @Nested
+    class TcpTls extends OnProvider {
+        @Override
+        String provider() {
+            return "tcp";
+        }
+
+        @Override
+        protected Transport openTransport(TransportConfig config) {
+            return super.openTransport(config.security(dev.rivulet.conformance.TestCertificates.settings("server")
+                    .secret(FabricSecurityTest.SECRET.getBytes())));
+        }
+    }
+
     @Nested
     class Sockets extends OnProvider {
         @Override

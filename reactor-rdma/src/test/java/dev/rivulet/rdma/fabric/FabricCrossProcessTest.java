@@ -36,6 +36,20 @@ class FabricCrossProcessTest {
         }
     }
 
+    /** Both processes with the same shared secret, proved in every connection's handshake. */
+    @Nested
+    class TcpAuthenticated extends OnProvider {
+        @Override
+        String name() {
+            return "tcp";
+        }
+
+        @Override
+        protected Map<String, String> options() {
+            return Map.of("provider", "tcp", "security.secret", FabricSecurityTest.SECRET);
+        }
+    }
+
     @Nested
     class Sockets extends OnProvider {
         @Override

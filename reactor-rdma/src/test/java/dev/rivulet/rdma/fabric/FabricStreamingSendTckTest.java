@@ -1,0 +1,19 @@
+package dev.rivulet.rdma.fabric;
+
+import dev.rivulet.conformance.StreamingSendSubscriberTck;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+
+/** The Reactive Streams TCK on libfabric tcp. */
+public class FabricStreamingSendTckTest extends StreamingSendSubscriberTck {
+
+    @Override
+    protected Transport openTransport(TransportConfig config) {
+        return new FabricTransportProvider().open(config.option("provider", "tcp"));
+    }
+
+    @Override
+    protected String bindAddress(String name) {
+        return "fabric://127.0.0.1:0?provider=tcp";
+    }
+}
