@@ -226,5 +226,13 @@ public abstract class CrossProcessKit {
         StepVerifier.create(ep.onClose()).expectComplete().verify(TIMEOUT);
         assertThat(peer.waitFor(10, TimeUnit.SECONDS)).isTrue();
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+        long killed = peer.pid();
+        transport.dispose();
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("/dev/shm"))) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(killed + ":")))
+                    .as("shared-memory files of the killed peer left in /dev/shm").isEmpty();
+        } catch (java.nio.file.NoSuchFileException noShm) {
+            // no /dev/shm on this system: nothing can be left there
+        }
     }
 }

@@ -167,6 +167,10 @@ final class FabricDomain implements AutoCloseable {
                 throw new TransportUnavailableException("provider '" + provider
                         + "' requires FI_MR_ENDPOINT, which this transport does not implement yet");
             }
+            if ("shm".equals(provider)) {
+                ShmJanitor.sweepDead();
+                ShmJanitor.removeOwnAtExit();
+            }
             return new FabricDomain(provider, info, fabric, domain, av, atomics);
         } catch (RuntimeException e) {
             if (domain.address() != 0) {
@@ -484,5 +488,8 @@ final class FabricDomain implements AutoCloseable {
         Fid.close(fabric);
         Libfabric.freeinfo(info);
         arena.close();
+        if (sharesPeerMappings) {
+            ShmJanitor.sweepDead(); // peers that died while connected left their regions behind
+        }
     }
 }

@@ -160,6 +160,25 @@ class FabricShmTest {
 
     // ------------------------------------------------------------------------------------------ helpers
 
+    @Test
+    void regionsLeftByDeadProcessesAreRemovedWhenShmOpens() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        assertThat(gone.waitFor()).isZero();
+        long uid = ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
+        Path leftover = Path.of("/dev/shm", gone.pid() + ":" + uid + ":0");
+        Path alive = Path.of("/dev/shm", ProcessHandle.current().pid() + ":" + uid + ":999");
+        Files.write(leftover, new byte[64]);
+        Files.write(alive, new byte[64]);
+        try {
+            open();
+            assertThat(leftover).as("a dead process's region").doesNotExist();
+            assertThat(alive).as("a live process's region").exists();
+        } finally {
+            Files.deleteIfExists(leftover);
+            Files.deleteIfExists(alive);
+        }
+    }
+
     private static void exchange(Endpoint from, Endpoint to, long seq) {
         StepVerifier.create(to.receive().next().map(b -> {
                     try {
