@@ -80,6 +80,11 @@ final class FabricDomain implements AutoCloseable {
      * efa reliable connections go to an error state. sockets answers the refusal and carries on.
      */
     final boolean refusalDropsConnection;
+    /**
+     * Whether receives are posted for the peer's address only ({@code FI_DIRECTED_RECV}): messages from anybody
+     * else never match them. Without it, any sender that reaches the endpoint's address would be received.
+     */
+    final boolean directedReceives;
     /** {@code fi_info->addr_format}: the form of every endpoint name of this domain. */
     final int addrFormat;
     /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
@@ -111,6 +116,7 @@ final class FabricDomain implements AutoCloseable {
         this.sharesPeerMappings = "shm".equals(provider);
         this.refusalDropsConnection = !"sockets".equals(provider) && !"shm".equals(provider);
         this.addrFormat = FiInfo.addrFormat(info);
+        this.directedReceives = (FiInfo.caps(info) & FI_DIRECTED_RECV) != 0;
     }
 
     /** Endpoints opened and not yet let go of. */
@@ -135,10 +141,17 @@ final class FabricDomain implements AutoCloseable {
      */
     static FabricDomain open(String provider, int dataProgress) {
         Libfabric.ensureAvailable();
-        MemorySegment info = getinfo(provider, WANTED_CAPS, dataProgress);
-        boolean atomics = info != null;
-        if (info == null) {
-            info = getinfo(provider, WANTED_CAPS & ~FI_ATOMIC, dataProgress);
+        // Directed receives first: a receive then matches only messages from the connection's peer, so a stranger
+        // who learned an endpoint's address cannot feed its receive(). Then without atomics, then without either.
+        MemorySegment info = null;
+        boolean atomics = false;
+        for (long caps : new long[]{WANTED_CAPS | FI_DIRECTED_RECV, WANTED_CAPS,
+                (WANTED_CAPS & ~FI_ATOMIC) | FI_DIRECTED_RECV, WANTED_CAPS & ~FI_ATOMIC}) {
+            info = getinfo(provider, caps, dataProgress);
+            if (info != null) {
+                atomics = (caps & FI_ATOMIC) != 0;
+                break;
+            }
         }
         if (info == null) {
             // shm, for one, refuses FI_PROGRESS_AUTO: say so rather than list shm among the offers.

@@ -56,6 +56,8 @@ public final class FabricTransport extends AbstractTransport {
     private final int eagerSize;
     /** Whether completion queues get a wait fd ({@code fabric.completionWait=fd}). */
     private final boolean completionWaitFd;
+    /** The fabric name ({@code fi_getname}) of each open endpoint, as a peer or a stranger on the path sees it. */
+    private final Map<Endpoint, byte[]> names = new ConcurrentHashMap<>();
     /** One sleeping strategy per polling thread, over the queues of the endpoints that live there. */
     private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
 
@@ -138,6 +140,12 @@ public final class FabricTransport extends AbstractTransport {
 
     String provider() {
         return fabric.provider;
+    }
+
+    /** The fabric address of one of this transport's endpoints, or null when it is closed. */
+    byte[] fabricName(Endpoint e) {
+        byte[] n = names.get(e);
+        return n == null ? null : n.clone();
     }
 
     /** The fabric, domain and address vector of this transport (tests inspect what it holds). */
@@ -304,6 +312,8 @@ public final class FabricTransport extends AbstractTransport {
         waiter.add(h.cq(), h.waitFd());
         wire.beforeClose(() -> waiter.remove(h.cq(), h.waitFd()));
         EndpointEngine e = newEndpoint(wire, loop);
+        names.put(e, h.name());
+        e.onClose().subscribe(null, err -> names.remove(e), () -> names.remove(e));
         if (channel != null) {
             channel.watch(wire, config.liveness());
         }

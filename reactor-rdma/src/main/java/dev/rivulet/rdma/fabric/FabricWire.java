@@ -301,8 +301,8 @@ final class FabricWire implements Wire {
             b.release();
             return false;
         }
-        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(), FI_ADDR_UNSPEC,
-                slots.context(slot));
+        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(),
+                fabric.directedReceives ? peer : FI_ADDR_UNSPEC, slots.context(slot));
         if (rc == 0) {
             postedOrder[(orderHead + orderCount++) % postedOrder.length] = slot;
             return true;
