@@ -22,6 +22,14 @@ final class RateLimitedLog {
 
     /** Logs {@code message} (with {@code cause}'s text, and its stack at debug level) unless one was logged lately. */
     synchronized void warn(String message, Throwable cause) {
+        try {
+            report(message, cause);
+        } catch (Throwable t) {
+            // Logging failed too (a process out of descriptors cannot load a class): the caller must go on anyway.
+        }
+    }
+
+    private void report(String message, Throwable cause) {
         long now = System.nanoTime();
         if (!first && now - nextNanos < 0) {
             suppressed++;

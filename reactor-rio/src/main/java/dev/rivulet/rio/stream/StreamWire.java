@@ -174,6 +174,8 @@ public final class StreamWire implements Wire, ChannelUser {
     private boolean outputShut;
     private boolean hardStopped;
     private boolean released;
+    /** What broke the connection, for the operations still posted when the wire closes. */
+    private TransportException brokenBy;
     /** Closed but not yet released: the loop polls {@link #linger} until it is. */
     private boolean lingering;
     private long closedAt;
@@ -391,7 +393,9 @@ public final class StreamWire implements Wire, ChannelUser {
             return;
         }
         closed = true;
-        TransportException cause = new ResourceClosedException("endpoint closed before the operation completed");
+        // Operations still posted end with what broke the connection (a lost peer, a timeout), else as closed.
+        TransportException cause = brokenBy != null ? brokenBy
+                : new ResourceClosedException("endpoint closed before the operation completed");
         for (Op op : awaiting) {
             pushFailed(op, cause);
         }
@@ -1164,6 +1168,7 @@ public final class StreamWire implements Wire, ChannelUser {
             return;
         }
         broken = true;
+        brokenBy = cause;
         Event e = event(Event.BROKEN);
         e.error = cause;
     }

@@ -17,6 +17,11 @@ import java.lang.foreign.MemorySegment;
 final class UringListener extends AcceptingListener {
 
     private static final Logger log = LoggerFactory.getLogger(UringListener.class);
+    /**
+     * Loaded with the listener: when accept fails for want of descriptors, naming the error must not need a class
+     * loaded from a jar, which would fail for the same reason.
+     */
+    private static final String EMFILE = Errno.name(Errno.EMFILE) + " " + Errno.describe(Errno.EMFILE);
 
     private final int fd;
 
