@@ -115,7 +115,31 @@ public final class TlsEngineIo implements HandshakeIo {
         try {
             return engine.wrap(src, netOut);
         } catch (SSLException e) {
+            sendAlert();
             throw failure(e);
+        }
+    }
+
+    /**
+     * After a failure the engine holds the fatal alert that says why (an untrusted certificate, say): sent, best
+     * effort, so the peer fails with that reason instead of a reset connection.
+     */
+    private void sendAlert() {
+        try {
+            ByteBuffer none = ByteBuffer.allocate(0);
+            for (int i = 0; i < 4; i++) {
+                netOut.clear();
+                engine.wrap(none, netOut);
+                netOut.flip();
+                if (!netOut.hasRemaining()) {
+                    return;
+                }
+                byte[] out = new byte[netOut.remaining()];
+                netOut.get(out);
+                raw.write(out);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the peer is gone or the engine has nothing more to say
         }
     }
 
@@ -138,6 +162,7 @@ public final class TlsEngineIo implements HandshakeIo {
                 throw new EOFException("peer closed the TLS session");
             }
         } catch (SSLException e) {
+            sendAlert();
             throw failure(e);
         } finally {
             appIn.flip();

@@ -2,43 +2,86 @@ package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.EndpointEngine;
+import dev.rivulet.core.security.AdmissionControl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
 /**
- * A listening TCP socket whose connections are accepted with a blocking accept on a thread of its own: accepts are
- * rare, and keeping them off the progress loop keeps the completion queue's hot path to data only. Each accepted
- * socket becomes an endpoint whose data goes through its loop's queues. The system layer supplies the socket calls.
+ * A listening TCP socket whose connections are accepted with a blocking accept on a thread of its own (accepts are
+ * rare, and keeping them off the progress loop keeps the completion queue's hot path to data only), admitted, and set
+ * up on a bounded pool of handshake threads before they become endpoints. The system layer supplies the socket calls.
+ *
+ * <ul>
+ *   <li><b>Admission</b> on the accept thread: beyond {@code security.maxConnections} open connections, or
+ *       {@code security.maxHandshakes} in set-up, a socket is closed at once, before anything is allocated for it.</li>
+ *   <li><b>Set-up</b> on at most {@code maxHandshakes} platform threads (the handshake's blocking native calls would
+ *       pin a virtual thread's carrier anyway): socket options, TLS when configured, the handshake, all within
+ *       {@code security.handshakeTimeout}, then the endpoint. A socket that fails any step is closed and its
+ *       admission ticket returned; nothing else was made for it. An established connection holds its ticket until
+ *       its endpoint closes.</li>
+ *   <li><b>Accept failures</b> do not stop the listener: out of descriptors ({@code EMFILE}, {@code ENFILE}), out of
+ *       buffers or memory, it logs (at most every 10 s) and retries after 5 ms, doubling up to 1 s, until accepts
+ *       succeed again. Only {@link #dispose()} stops it.</li>
+ * </ul>
  */
 public abstract class AcceptingListener implements Listener {
 
     private static final Logger log = LoggerFactory.getLogger(AcceptingListener.class);
+    private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** {@link #accept()}'s answer for "nothing accepted this time, try again" (EINTR, ECONNABORTED, ...). */
     protected static final long RETRY = -1;
 
+    private final StreamTransport transport;
     private final String address;
+    private final AdmissionControl admission;
+    private final ThreadPoolExecutor handshakes;
+    /** Sockets a handshake thread is setting up: dispose ends their blocking calls. Guarded by itself. */
+    private final Set<Long> inSetUp = new HashSet<>();
+    private final RateLimitedLog acceptFailures = new RateLimitedLog(log, LOG_EVERY_NANOS);
+    private final RateLimitedLog setUpFailures = new RateLimitedLog(log, LOG_EVERY_NANOS);
+    private final RateLimitedLog refusals = new RateLimitedLog(log, LOG_EVERY_NANOS);
     private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final Thread acceptor;
     private volatile boolean isDisposed;
 
-    protected AcceptingListener(String address, String threadPrefix) {
+    protected AcceptingListener(StreamTransport transport, String address, String threadPrefix) {
+        this.transport = transport;
         this.address = address;
+        this.admission = new AdmissionControl(transport.security());
+        int threads = transport.security().maxHandshakes();
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory factory = r -> Thread.ofPlatform().daemon(true)
+                .name(threadPrefix + "handshake-" + n.incrementAndGet() + "-" + address).unstarted(r);
+        // At most maxHandshakes sockets are admitted into set-up at once, so the queue stays short.
+        this.handshakes = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                factory);
+        this.handshakes.allowCoreThreadTimeOut(true);
         this.acceptor = Thread.ofPlatform().daemon(true).name(threadPrefix + address).unstarted(this::run);
     }
 
-    /** Blocks for the next connection: its socket handle, or {@link #RETRY}; throws when the listener must stop. */
+    /** Blocks for the next connection: its socket handle, or {@link #RETRY}; throws when accepting failed. */
     protected abstract long accept() throws Exception;
 
-    /** Makes the endpoint of an accepted socket (owning the socket from then on). */
-    protected abstract Endpoint attach(long socket) throws Exception;
-
-    /** Closes a socket that never became an endpoint. */
-    protected abstract void closeAccepted(long socket);
+    /** The peer's name for the endpoint ({@code scheme://host:port} where the system can tell). */
+    protected abstract String remoteName(long socket);
 
     /** Makes a blocked {@link #accept()} return (shutting the listening socket down does it on both systems). */
     protected abstract void interruptAccept();
@@ -50,29 +93,100 @@ public abstract class AcceptingListener implements Listener {
         acceptor.start();
     }
 
+    /** This listener's admission counts (for tests and diagnostics). */
+    public AdmissionControl admission() {
+        return admission;
+    }
+
     private void run() {
+        long backoff = 0;
         while (!isDisposed) {
             long socket;
             try {
                 socket = accept();
-            } catch (Exception e) {
-                if (!isDisposed) {
-                    log.warn("accept on {} failed; the listener stops", address, e);
+            } catch (Exception | Error e) {
+                if (isDisposed) {
+                    break;
                 }
-                break;
-            }
-            if (socket == RETRY) {
+                backoff = backoff == 0 ? FIRST_BACKOFF_NANOS : Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+                acceptFailures.warn("accept on " + address + " failed; retrying in "
+                        + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms", e);
+                LockSupport.parkNanos(this, backoff); // dispose() unparks
                 continue;
             }
-            try {
-                Endpoint e = attach(socket);
-                if (!offer(e)) {
-                    e.dispose();
-                }
-            } catch (Exception e) {
-                log.warn("could not set up the connection accepted on {}", address, e);
-                closeAccepted(socket);
+            backoff = 0;
+            if (socket != RETRY) {
+                admit(socket);
             }
+        }
+    }
+
+    /** On the accept thread: closes the socket at once when the listener is full, else hands it to set-up. */
+    private void admit(long socket) {
+        AdmissionControl.Ticket ticket = admission.admit();
+        if (ticket == null) {
+            transport.closeSocket(socket);
+            refusals.warn("connection refused on " + address + ": " + admission.connections()
+                    + " connections open, " + admission.handshakes() + " in set-up (security.maxConnections "
+                    + transport.security().maxConnections() + ", security.maxHandshakes "
+                    + transport.security().maxHandshakes() + ")", null);
+            return;
+        }
+        synchronized (inSetUp) {
+            if (isDisposed) {
+                transport.closeSocket(socket);
+                ticket.close();
+                return;
+            }
+            inSetUp.add(socket);
+        }
+        try {
+            handshakes.execute(() -> setUp(socket, ticket));
+        } catch (RejectedExecutionException e) {
+            if (leaveSetUp(socket)) {
+                transport.closeSocket(socket);
+            }
+            ticket.close();
+        }
+    }
+
+    /** On a handshake thread: options, handshake, endpoint; on any failure the socket is closed and nothing kept. */
+    private void setUp(long socket, AdmissionControl.Ticket ticket) {
+        EndpointEngine endpoint = null;
+        try {
+            StreamTransport.Accepted agreed = transport.acceptHandshake(socket);
+            String remote = remoteName(socket);
+            if (!leaveSetUp(socket)) {
+                ticket.close(); // dispose() took the socket over and closes it
+                return;
+            }
+            try {
+                endpoint = transport.attach(socket, remote, agreed.peer(), agreed.tls());
+            } catch (RuntimeException | Error e) {
+                transport.closeSocket(socket);
+                throw e;
+            }
+        } catch (RuntimeException | Error e) {
+            if (leaveSetUp(socket)) {
+                transport.closeSocket(socket);
+            }
+            ticket.close();
+            if (!isDisposed) {
+                setUpFailures.warn("connection set-up on " + address + " failed", e);
+            }
+            return;
+        }
+        endpoint.onClose().subscribe(null, e -> ticket.close(), ticket::close);
+        ticket.established();
+        if (!offer(endpoint)) {
+            endpoint.dispose();
+        }
+    }
+
+    /** The socket leaves set-up; false when dispose() has it already (then dispose closes it). */
+    private boolean leaveSetUp(long socket) {
+        synchronized (inSetUp) {
+            return inSetUp.remove(socket);
         }
     }
 
@@ -99,6 +213,11 @@ public abstract class AcceptingListener implements Listener {
         return disposed.asMono();
     }
 
+    /**
+     * Stops accepting, ends the handshakes in progress (their sockets are shut down, so their blocking calls
+     * return and the set-up threads close them), closes the listening socket. Endpoints already made stay open;
+     * they belong to the transport.
+     */
     @Override
     public void dispose() {
         synchronized (this) {
@@ -108,10 +227,31 @@ public abstract class AcceptingListener implements Listener {
             isDisposed = true;
         }
         interruptAccept();
+        LockSupport.unpark(acceptor);
         try {
             acceptor.join(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        synchronized (inSetUp) {
+            for (long s : inSetUp) {
+                transport.shutdownSocket(s);
+            }
+        }
+        handshakes.shutdown();
+        try {
+            if (!handshakes.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("handshakes on {} did not end within 5 s", address);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (inSetUp) {
+            // Whatever is still here was never picked up by a set-up thread.
+            for (long s : inSetUp) {
+                transport.closeSocket(s);
+            }
+            inSetUp.clear();
         }
         closeListening();
         accepted.tryEmitComplete();

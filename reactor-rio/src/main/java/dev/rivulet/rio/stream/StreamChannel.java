@@ -74,6 +74,14 @@ public interface StreamChannel {
     /** {@code shutdown(2)}: stop sending ({@code both = false}, after the last write) or everything. */
     void shutdown(boolean both);
 
+    /**
+     * Ends the connection at once so that the peer notices: unsent data is dropped and the socket's last close
+     * resets the connection (RST) where the system can; what is posted completes as after {@code shutdown(true)}.
+     */
+    default void abort() {
+        shutdown(true);
+    }
+
     /** Closes the socket and frees the buffers; nothing is outstanding any more. Idempotent. */
     void release();
 

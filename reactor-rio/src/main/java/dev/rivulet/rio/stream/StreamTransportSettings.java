@@ -29,6 +29,11 @@ public record StreamTransportSettings(int maxMessageSize, int stagingBytes, int 
                 config.intOption(prefix + "maxBatchBytes", 16 << 10));
     }
 
+    /** What this side accepts at most, as told to the peer in the handshake. */
+    public StreamLimits limits() {
+        return new StreamLimits(maxMessageSize, maxBatchBytes);
+    }
+
     /**
      * Every operation (RMA and atomics in software, by the target's progress thread, with the same key, rights and
      * bounds checks as a NIC), ordered as one TCP stream orders them.

@@ -23,6 +23,7 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.progress.Pollable;
 import dev.rivulet.core.progress.ProgressLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,8 +68,10 @@ import java.util.Iterator;
  *
  * <h2>Failure</h2>
  * A malformed or over-long frame, a message without credit, an unexpected response, or any exception on the receive
- * path breaks the connection at once with a typed error and shuts the socket down both ways, so the peer sees the
- * close. Liveness ({@link LivenessMonitor}): a side that heard nothing for a heartbeat interval sends
+ * or send path breaks the connection at once with a typed error and resets the socket (the channel's
+ * {@link StreamChannel#abort()}: SO_LINGER 0 and shutdown both ways), so the peer sees the close at once; so does a
+ * close the engine makes for a violation it found itself. A closed wire that drains its socket until the peer's end
+ * of stream is reset if that has not come within the peer timeout. Liveness ({@link LivenessMonitor}): a side that heard nothing for a heartbeat interval sends
  * {@link FrameKind#HEARTBEAT}, answered by {@link FrameKind#HEARTBEAT_ACK}; nothing heard for the peer timeout, or
  * a write the peer has not taken for the write timeout, ends the connection with {@link ConnectionLostException}.
  *
@@ -171,6 +174,12 @@ public final class StreamWire implements Wire, ChannelUser {
     private boolean outputShut;
     private boolean hardStopped;
     private boolean released;
+    /** What broke the connection, for the operations still posted when the wire closes. */
+    private TransportException brokenBy;
+    /** Closed but not yet released: the loop polls {@link #linger} until it is. */
+    private boolean lingering;
+    private long closedAt;
+    private final Pollable linger = this::lingerPoll;
 
     /**
      * @param copyLimit     payloads up to this size are copied into the staging buffer (coalesced); larger ones are
@@ -384,7 +393,9 @@ public final class StreamWire implements Wire, ChannelUser {
             return;
         }
         closed = true;
-        TransportException cause = new ResourceClosedException("endpoint closed before the operation completed");
+        // Operations still posted end with what broke the connection (a lost peer, a timeout), else as closed.
+        TransportException cause = brokenBy != null ? brokenBy
+                : new ResourceClosedException("endpoint closed before the operation completed");
         for (Op op : awaiting) {
             pushFailed(op, cause);
         }
@@ -424,13 +435,30 @@ public final class StreamWire implements Wire, ChannelUser {
             recycle(r);
         }
         freeStaging();
-        if (broken) {
-            hardStop();
+        if (broken || (!closeRequested && !peerCloseSeen)) {
+            // Not a close either side asked for: the connection broke, or the engine ended the endpoint for a
+            // violation it found itself. The peer learns at once instead of waiting for a CLOSE that will not come.
+            abort();
         } else if (closeRequested) {
             beginFrame(FrameKind.MESSAGE, CLOSE_WORD, 0, 0);
         }
+        if (unfedLength > 0 && !hardStopped) {
+            // Reading was paused for the backlog, which is gone now: the rest is read (and dropped) until the end.
+            try {
+                feed();
+            } catch (RuntimeException | OutOfMemoryError e) {
+                unfedLength = 0;
+                abort();
+            }
+            postReceive();
+        }
         pump();
         maybeRelease();
+        if (!released && loop.inLoop()) {
+            closedAt = loop.coarseNanos();
+            lingering = true;
+            loop.register(linger);
+        }
     }
 
     // =====================================================================================================
@@ -440,10 +468,18 @@ public final class StreamWire implements Wire, ChannelUser {
     /** A completion of the channel (progress thread). */
     @Override
     public void onCompletion(int token, int result, int flags) {
-        if ((token & 3) == T_RECV) {
-            onReceive(result);
-        } else {
-            onSend(token >>> 2, result, flags);
+        try {
+            if ((token & 3) == T_RECV) {
+                onReceive(result);
+            } else {
+                onSend(token >>> 2, result, flags);
+            }
+        } catch (RuntimeException | Error e) {
+            // Whatever broke on the way (a response read from memory freed under its grant, a full heap): this
+            // connection ends, typed, instead of staying wedged with its completion lost.
+            log.warn("connection to {} failed", remoteAddress, e);
+            failReceivePath(e instanceof TransportException te ? te
+                    : new ConnectionLostException("connection to " + remoteAddress + " failed: " + e, e));
         }
         maybeRelease();
     }
@@ -462,9 +498,8 @@ public final class StreamWire implements Wire, ChannelUser {
         if (!closed) {
             close();
         }
+        releaseBuffers(); // keeps what a receive still in the kernel may write into, until systemGone()
         writeInFlight = false;
-        recvInFlight = false;
-        releaseBuffers();
         drainEventsOnAbandon();
     }
 
@@ -528,10 +563,11 @@ public final class StreamWire implements Wire, ChannelUser {
         }
     }
 
+    /** The connection cannot go on: it ends with {@code e}, and the peer sees it reset at once. */
     private void failReceivePath(TransportException e) {
         unfedLength = 0;
         breakConnection(e);
-        hardStop();
+        abort();
     }
 
     private void onSend(int id, int res, int flags) {
@@ -594,6 +630,11 @@ public final class StreamWire implements Wire, ChannelUser {
     /** Heartbeats and timeouts, on the loop's coarse clock (see {@link LivenessMonitor}). */
     private void checkLiveness() {
         long now = loop.coarseNanos();
+        if (unfedLength > 0) {
+            // This side stopped reading by choice (its backlog is full): the peer's bytes wait in the socket, so
+            // its silence is this side's doing. A peer that does not read the answers trips the write timeout.
+            liveness.heard();
+        }
         switch (liveness.check(now)) {
             case LivenessMonitor.SEND_HEARTBEAT -> {
                 if (beginFrame(FrameKind.HEARTBEAT, 0, 0, 0) >= 0) {
@@ -602,16 +643,48 @@ public final class StreamWire implements Wire, ChannelUser {
             }
             case LivenessMonitor.PEER_TIMEOUT -> {
                 breakConnection(new ConnectionLostException("no sign of life from " + remoteAddress + " for "
-                        + liveness.settings().peerTimeout() + " (liveness.peerTimeout)"));
-                hardStop();
+                        + text(liveness.settings().peerTimeout()) + " (liveness.peerTimeout)"));
+                abort();
             }
             case LivenessMonitor.WRITE_TIMEOUT -> {
-                breakConnection(new ConnectionLostException(remoteAddress + " has not taken a write for "
-                        + liveness.settings().writeTimeout() + " (liveness.writeTimeout)"));
-                hardStop();
+                breakConnection(new ConnectionLostException("peer " + remoteAddress + " has not taken a write for "
+                        + text(liveness.settings().writeTimeout()) + " (liveness.writeTimeout)"));
+                abort();
             }
             default -> { }
         }
+    }
+
+    /**
+     * A closed wire still draining its socket (nobody polls it any more): the peer must end its side within the
+     * peer timeout, or the connection is reset, so a peer that never closes cannot keep a channel, its buffers and
+     * its descriptor forever.
+     */
+    private int lingerPoll() {
+        if (released) {
+            stopLingering();
+            return 0;
+        }
+        if (!hardStopped && loop.coarseNanos() - closedAt > liveness.settings().peerTimeout().toNanos()) {
+            log.debug("{} did not finish closing within {}; resetting it", remoteAddress,
+                    text(liveness.settings().peerTimeout()));
+            abort();
+            maybeRelease();
+        }
+        return 0;
+    }
+
+    private void stopLingering() {
+        if (lingering && loop.inLoop()) {
+            lingering = false;
+            loop.deregister(linger);
+        }
+    }
+
+    /** {@code 2s}, {@code 1500ms}. */
+    private static String text(java.time.Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
     }
 
     // =====================================================================================================
@@ -1095,6 +1168,7 @@ public final class StreamWire implements Wire, ChannelUser {
             return;
         }
         broken = true;
+        brokenBy = cause;
         Event e = event(Event.BROKEN);
         e.error = cause;
     }
@@ -1106,6 +1180,15 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         hardStopped = true;
         channel.shutdown(true);
+    }
+
+    /** As {@link #hardStop()}, and the socket's last close resets the connection (RST) instead of ending it cleanly. */
+    private void abort() {
+        if (hardStopped) {
+            return;
+        }
+        hardStopped = true;
+        channel.abort();
     }
 
     private void shutdownOutput() {
@@ -1128,6 +1211,7 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         releaseBuffers();
         channel.release();
+        stopLingering();
     }
 
     /** Marks the wire released and gives back every buffer it still holds (queued writes, parser state). */

@@ -275,6 +275,12 @@ public final class TlsChannel implements StreamChannel, ChannelUser {
         inner.shutdown(both);
     }
 
+    /** The peer learns at once (RST where the system can), as on a plain connection; no TLS alert is sent. */
+    @Override
+    public void abort() {
+        inner.abort();
+    }
+
     @Override
     public void release() {
         inner.release();

@@ -18,6 +18,10 @@ public final class Errno {
     public static final int EBUSY = 16;
     public static final int EEXIST = 17;
     public static final int EINVAL = 22;
+    /** The system-wide table of open files is full. */
+    public static final int ENFILE = 23;
+    /** This process has as many descriptors open as {@code RLIMIT_NOFILE} allows. */
+    public static final int EMFILE = 24;
     public static final int EPIPE = 32;
     public static final int ENOSYS = 38;
     public static final int ETIME = 62;
@@ -25,6 +29,8 @@ public final class Errno {
     public static final int EADDRINUSE = 98;
     public static final int EADDRNOTAVAIL = 99;
     public static final int EOPNOTSUPP = 95;
+    /** accept: a connection was aborted (the peer reset it) before it was accepted. */
+    public static final int ECONNABORTED = 103;
     public static final int ECONNRESET = 104;
     public static final int ENOBUFS = 105;
     public static final int ENOTCONN = 107;

@@ -39,8 +39,17 @@ public final class LibcSockets {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_KEEPALIVE = 9;
+    public static final int SO_LINGER = 13;
     public static final int SO_REUSEPORT = 15;
     public static final int TCP_NODELAY = 1;
+    /** Seconds a connection is idle before the first keepalive probe. */
+    public static final int TCP_KEEPIDLE = 4;
+    /** Seconds between keepalive probes. */
+    public static final int TCP_KEEPINTVL = 5;
+    /** Unanswered keepalive probes before the connection is dropped. */
+    public static final int TCP_KEEPCNT = 6;
+    /** Milliseconds sent data may stay unacknowledged before the kernel drops the connection (ETIMEDOUT). */
+    public static final int TCP_USER_TIMEOUT = 18;
     public static final int IPV6_V6ONLY = 26;
 
     public static final int SHUT_RD = 0;
@@ -62,6 +71,9 @@ public final class LibcSockets {
 
     public static final int POLLIN = 0x1;
     public static final int POLLOUT = 0x4;
+    public static final int POLLERR = 0x8;
+    public static final int POLLHUP = 0x10;
+    public static final int POLLNVAL = 0x20;
 
     private static final MethodHandle SOCKET = capturing("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle BIND = capturing("bind", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
@@ -75,6 +87,9 @@ public final class LibcSockets {
     private static final MethodHandle GETSOCKNAME = capturing("getsockname", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
     private static final MethodHandle GETPEERNAME = capturing("getpeername", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
     private static final MethodHandle SHUTDOWN = capturing("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle SEND = capturing("send", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle RECV = capturing("recv", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle POLL = capturing("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
     private static final MethodHandle EVENTFD = capturing("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
     // int fcntl(int fd, int cmd, ...): glibc reads the variadic argument as a pointer-sized value, so pass 64 bits.
     private static final MethodHandle FCNTL = Libc.capturing("fcntl",
@@ -203,6 +218,29 @@ public final class LibcSockets {
         }
     }
 
+    /** {@code setsockopt} with a struct value (e.g. a {@link Linger}); {@code value}'s size is the option length. */
+    public static void setsockopt(int fd, int level, int option, MemorySegment value) {
+        MemorySegment state = Libc.threadState();
+        try {
+            checked("setsockopt", state,
+                    (int) SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize()));
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code SO_LINGER} with a zero timeout: the last close of the socket resets the connection (RST) and drops
+     * whatever was not sent, so a peer that broke the protocol learns at once that it is gone.
+     */
+    public static void lingerZero(int fd) {
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment l = scratch.allocate(Linger.LAYOUT);
+            Linger.set(l, true, 0);
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, l);
+        }
+    }
+
     /** {@code getsockopt} for an int-valued option (e.g. {@link #SO_ERROR} after a non-blocking connect). */
     public static int getsockopt(int fd, int level, int option) {
         MemorySegment state = Libc.threadState();
@@ -245,6 +283,57 @@ public final class LibcSockets {
         } catch (Throwable t) {
             throw Libc.rethrow(t);
         }
+    }
+
+    /**
+     * {@code send(fd, buf, buf.byteSize(), flags)}: the bytes the kernel took, or {@code -errno} (a would-block
+     * {@code -EAGAIN} is a result here, not a failure).
+     */
+    public static long send(int fd, MemorySegment buf, int flags) {
+        MemorySegment state = Libc.threadState();
+        long r;
+        try {
+            r = (long) SEND.invokeExact(state, fd, buf, buf.byteSize(), flags);
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+        return r >= 0 ? r : -Libc.errno(state);
+    }
+
+    /** {@code recv(fd, buf, buf.byteSize(), flags)}: bytes received (0 at end of stream), or {@code -errno}. */
+    public static long recv(int fd, MemorySegment buf, int flags) {
+        MemorySegment state = Libc.threadState();
+        long r;
+        try {
+            r = (long) RECV.invokeExact(state, fd, buf, buf.byteSize(), flags);
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+        return r >= 0 ? r : -Libc.errno(state);
+    }
+
+    /**
+     * {@code poll} on one descriptor for at most {@code timeoutMillis}: the events that happened ({@link #POLLIN},
+     * {@link #POLLOUT}, {@link #POLLERR}, {@link #POLLHUP}), 0 when the time ran out or a signal interrupted the
+     * wait. {@code pollfd} is a {@link Pollfd} the caller owns.
+     */
+    public static int poll(MemorySegment pollfd, int fd, int events, int timeoutMillis) {
+        Pollfd.set(pollfd, fd, events);
+        MemorySegment state = Libc.threadState();
+        int r;
+        try {
+            r = (int) POLL.invokeExact(state, pollfd, 1L, timeoutMillis);
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+        if (r < 0) {
+            int errno = Libc.errno(state);
+            if (errno == Errno.EINTR) {
+                return 0;
+            }
+            throw new ErrnoException("poll", errno);
+        }
+        return r == 0 ? 0 : Pollfd.revents(pollfd);
     }
 
     /**

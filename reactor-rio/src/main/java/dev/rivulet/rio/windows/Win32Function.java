@@ -44,6 +44,12 @@ public enum Win32Function {
     /** {@code int getsockname(SOCKET, struct sockaddr *name, int *namelen)}. */
     GETSOCKNAME("ws2_32", "getsockname", ErrorSource.WSA,
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS)),
+    /** {@code int recv(SOCKET, char *buf, int len, int flags)}: bytes received, 0 at end of stream. */
+    RECV("ws2_32", "recv", ErrorSource.WSA, FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT)),
+    /** {@code int send(SOCKET, const char *buf, int len, int flags)}. */
+    SEND("ws2_32", "send", ErrorSource.WSA, FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT)),
+    /** {@code int WSAPoll(LPWSAPOLLFD fdArray, ULONG fds, INT timeout)}: ready descriptors, 0 on timeout. */
+    WSA_POLL("ws2_32", "WSAPoll", ErrorSource.WSA, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT)),
     /** {@code int shutdown(SOCKET, int how)}. */
     SHUTDOWN("ws2_32", "shutdown", ErrorSource.WSA, FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT)),
     /** {@code WSAEVENT WSACreateEvent(void)}: a manual-reset event, initially non-signalled. */

@@ -38,7 +38,21 @@ public final class WinsockConstants {
     public static final int SO_EXCLUSIVEADDRUSE = ~SO_REUSEADDR;
     public static final int SO_SNDBUF = 0x1001;
     public static final int SO_RCVBUF = 0x1002;
+    public static final int SO_KEEPALIVE = 0x0008;
     public static final int TCP_NODELAY = 0x0001;
+    /** {@code TCP_KEEPALIVE}, alias {@code TCP_KEEPIDLE}: seconds idle before the first probe (Windows 10 1709+). */
+    public static final int TCP_KEEPIDLE = 3;
+    /** Seconds a retransmission may go unacknowledged before the connection is dropped. */
+    public static final int TCP_MAXRT = 5;
+    public static final int TCP_KEEPCNT = 16;
+    public static final int TCP_KEEPINTVL = 17;
+
+    /** WSAPoll events: Windows' values, not Linux's. */
+    public static final int POLLRDNORM = 0x0100;
+    public static final int POLLWRNORM = 0x0010;
+    public static final int POLLERR = 0x0001;
+    public static final int POLLHUP = 0x0002;
+    public static final int POLLNVAL = 0x0004;
     /** Windows sockets default to V6ONLY = TRUE, unlike Linux. */
     public static final int IPV6_V6ONLY = 27;
 

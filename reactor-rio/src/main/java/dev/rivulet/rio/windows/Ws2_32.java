@@ -54,6 +54,9 @@ public final class Ws2_32 implements AutoCloseable {
     private final MethodHandle setsockopt;
     private final MethodHandle getsockname;
     private final MethodHandle shutdown;
+    private final MethodHandle recv;
+    private final MethodHandle send;
+    private final MethodHandle wsaPoll;
     private final MethodHandle wsaCreateEvent;
     private final MethodHandle wsaSetEvent;
     private final MethodHandle wsaResetEvent;
@@ -79,6 +82,9 @@ public final class Ws2_32 implements AutoCloseable {
         this.setsockopt = bind(ws2, kernel32, Win32Function.SETSOCKOPT);
         this.getsockname = bind(ws2, kernel32, Win32Function.GETSOCKNAME);
         this.shutdown = bind(ws2, kernel32, Win32Function.SHUTDOWN);
+        this.recv = bind(ws2, kernel32, Win32Function.RECV);
+        this.send = bind(ws2, kernel32, Win32Function.SEND);
+        this.wsaPoll = bind(ws2, kernel32, Win32Function.WSA_POLL);
         this.wsaCreateEvent = bind(ws2, kernel32, Win32Function.WSA_CREATE_EVENT);
         this.wsaSetEvent = bind(ws2, kernel32, Win32Function.WSA_SET_EVENT);
         this.wsaResetEvent = bind(ws2, kernel32, Win32Function.WSA_RESET_EVENT);
@@ -320,6 +326,41 @@ public final class Ws2_32 implements AutoCloseable {
         MemorySegment state = WinErrors.state();
         try {
             check("shutdown", state, (int) shutdown.invokeExact(state, socket, how));
+        } catch (Throwable t) {
+            throw WinErrors.rethrow(t);
+        }
+    }
+
+    /** {@code recv(s, buf, buf.byteSize(), flags)}: bytes received, 0 at end of stream. */
+    public int recv(long socket, MemorySegment buf, int flags) {
+        MemorySegment state = WinErrors.state();
+        try {
+            return check("recv", state, (int) recv.invokeExact(state, socket, buf, (int) buf.byteSize(), flags));
+        } catch (Throwable t) {
+            throw WinErrors.rethrow(t);
+        }
+    }
+
+    /** {@code send(s, buf, buf.byteSize(), flags)}: bytes the stack took. */
+    public int send(long socket, MemorySegment buf, int flags) {
+        MemorySegment state = WinErrors.state();
+        try {
+            return check("send", state, (int) send.invokeExact(state, socket, buf, (int) buf.byteSize(), flags));
+        } catch (Throwable t) {
+            throw WinErrors.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code WSAPoll} on one socket ({@code pollfd} a {@link WsaPollFd} the caller owns) for at most
+     * {@code timeoutMillis}: the events that happened, 0 when the time ran out.
+     */
+    public int poll(MemorySegment pollfd, long socket, int events, int timeoutMillis) {
+        WsaPollFd.set(pollfd, socket, events);
+        MemorySegment state = WinErrors.state();
+        try {
+            int r = check("WSAPoll", state, (int) wsaPoll.invokeExact(state, pollfd, 1, timeoutMillis));
+            return r == 0 ? 0 : WsaPollFd.revents(pollfd);
         } catch (Throwable t) {
             throw WinErrors.rethrow(t);
         }

@@ -39,7 +39,7 @@ class IoUringAbiTest {
             IoUringParams.LAYOUT, IoSqringOffsets.LAYOUT, IoCqringOffsets.LAYOUT, IoUringSqe.LAYOUT,
             IoUringCqe.LAYOUT, IoUringGeteventsArg.LAYOUT, KernelTimespec.LAYOUT, IoUringProbe.LAYOUT,
             IoUringProbeOp.LAYOUT, Iovec.LAYOUT, Msghdr.LAYOUT, IoUringRsrcRegister.LAYOUT, IoUringRsrcUpdate2.LAYOUT,
-            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT);
+            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT, Pollfd.LAYOUT, Linger.LAYOUT);
 
     /** Every class whose static final int/long fields are C constants under the same names. */
     private static final List<Class<?>> CONSTANT_CLASSES = List.of(

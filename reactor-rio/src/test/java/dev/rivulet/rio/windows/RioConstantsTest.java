@@ -62,6 +62,18 @@ class RioConstantsTest {
         m.put("SO_SNDBUF", 0x1001L);
         m.put("SO_RCVBUF", 0x1002L);
         m.put("TCP_NODELAY", 0x0001L);
+        m.put("SO_KEEPALIVE", 0x0008L);
+        // ws2ipdef.h: TCP_KEEPALIVE (TCP_KEEPIDLE), TCP_MAXRT, TCP_KEEPCNT, TCP_KEEPINTVL
+        m.put("TCP_KEEPIDLE", 3L);
+        m.put("TCP_MAXRT", 5L);
+        m.put("TCP_KEEPCNT", 16L);
+        m.put("TCP_KEEPINTVL", 17L);
+        // WinSock2.h: WSAPoll event bits
+        m.put("POLLRDNORM", 0x0100L);
+        m.put("POLLWRNORM", 0x0010L);
+        m.put("POLLERR", 0x0001L);
+        m.put("POLLHUP", 0x0002L);
+        m.put("POLLNVAL", 0x0004L);
         // ws2ipdef.h
         m.put("IPV6_V6ONLY", 27L);
         // WinBase.h / winerror.h / handleapi.h

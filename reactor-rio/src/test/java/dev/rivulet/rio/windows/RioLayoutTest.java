@@ -52,7 +52,9 @@ class RioLayoutTest {
             Map.entry("SOCKADDR_IN", new long[] {16, 4}),
             // ws2ipdef.h: { ADDRESS_FAMILY sin6_family; USHORT sin6_port; ULONG sin6_flowinfo; IN6_ADDR sin6_addr;
             //   union { ULONG sin6_scope_id; SCOPE_ID sin6_scope_struct; }; }
-            Map.entry("SOCKADDR_IN6", new long[] {28, 4}));
+            Map.entry("SOCKADDR_IN6", new long[] {28, 4}),
+            // WinSock2.h: typedef struct pollfd { SOCKET fd; SHORT events; SHORT revents; } WSAPOLLFD
+            Map.entry("WSAPOLLFD", new long[] {16, 8}));
 
     /** "STRUCT.member" -> {offset, size}; nested named structs (Event, Iocp) listed with their members. */
     private static final Map<String, long[]> MEMBERS = members();
@@ -120,13 +122,17 @@ class RioLayoutTest {
         m.put("SOCKADDR_IN6.sin6_flowinfo", new long[] {4, 4});
         m.put("SOCKADDR_IN6.sin6_addr", new long[] {8, 16});
         m.put("SOCKADDR_IN6.sin6_scope_id", new long[] {24, 4});
+
+        m.put("WSAPOLLFD.fd", new long[] {0, 8});
+        m.put("WSAPOLLFD.events", new long[] {8, 2});
+        m.put("WSAPOLLFD.revents", new long[] {10, 2});
         return m;
     }
 
     private static final List<StructLayout> LAYOUTS = List.of(
             RioBuf.LAYOUT, RioResult.LAYOUT, RioNotificationCompletion.LAYOUT, RioExtensionFunctionTable.LAYOUT,
             Guid.LAYOUT, WsaData.LAYOUT, Overlapped.LAYOUT, OverlappedEntry.LAYOUT, SockaddrIn.LAYOUT,
-            SockaddrIn6.LAYOUT);
+            SockaddrIn6.LAYOUT, WsaPollFd.LAYOUT);
 
     @Test
     void everyStructHasTheDocumentedSizeAndAlignment() {

@@ -37,7 +37,7 @@ class RioPrototypeTest {
                 "PCHAR", "PRIO_BUF", "PRIO_NOTIFICATION_COMPLETION", "PRIORESULT", "LPWSADATA",
                 "LPWSAPROTOCOL_INFOW", "LPDWORD", "LPWSAOVERLAPPED", "LPWSAOVERLAPPED_COMPLETION_ROUTINE",
                 "const struct sockaddr *", "struct sockaddr *", "int *", "const char *", "PULONG_PTR",
-                "LPOVERLAPPED", "LPOVERLAPPED *"}) {
+                "LPOVERLAPPED", "LPOVERLAPPED *", "char *", "LPWSAPOLLFD"}) {
             m.put(t, ADDRESS);
         }
         m.put("VOID", null);
@@ -80,6 +80,9 @@ class RioPrototypeTest {
             Map.entry(Win32Function.SETSOCKOPT, "int setsockopt(SOCKET, int, int, const char *, int)"),
             Map.entry(Win32Function.GETSOCKNAME, "int getsockname(SOCKET, struct sockaddr *, int *)"),
             Map.entry(Win32Function.SHUTDOWN, "int shutdown(SOCKET, int)"),
+            Map.entry(Win32Function.RECV, "int recv(SOCKET, char *, int, int)"),
+            Map.entry(Win32Function.SEND, "int send(SOCKET, const char *, int, int)"),
+            Map.entry(Win32Function.WSA_POLL, "int WSAPoll(LPWSAPOLLFD, ULONG, INT)"),
             Map.entry(Win32Function.WSA_CREATE_EVENT, "WSAEVENT WSACreateEvent()"),
             Map.entry(Win32Function.WSA_SET_EVENT, "BOOL WSASetEvent(WSAEVENT)"),
             Map.entry(Win32Function.WSA_RESET_EVENT, "BOOL WSAResetEvent(WSAEVENT)"),

@@ -179,6 +179,15 @@ static void layouts(void) {
     MEMBER(struct sockaddr_in6, "sockaddr_in6", sin6_addr);
     MEMBER(struct sockaddr_in6, "sockaddr_in6", sin6_scope_id);
 
+    STRUCT(struct pollfd, "pollfd");
+    MEMBER(struct pollfd, "pollfd", fd);
+    MEMBER(struct pollfd, "pollfd", events);
+    MEMBER(struct pollfd, "pollfd", revents);
+
+    STRUCT(struct linger, "linger");
+    MEMBER(struct linger, "linger", l_onoff);
+    MEMBER(struct linger, "linger", l_linger);
+
     STRUCT(struct sockaddr_storage, "sockaddr_storage");
     MEMBER(struct sockaddr_storage, "sockaddr_storage", ss_family);
 }
@@ -338,6 +347,8 @@ static void constants(void) {
     CONST(EBUSY);
     CONST(EEXIST);
     CONST(EINVAL);
+    CONST(ENFILE);
+    CONST(EMFILE);
     CONST(EPIPE);
     CONST(ENOSYS);
     CONST(ETIME);
@@ -345,6 +356,7 @@ static void constants(void) {
     CONST(EADDRINUSE);
     CONST(EADDRNOTAVAIL);
     CONST(EOPNOTSUPP);
+    CONST(ECONNABORTED);
     CONST(ECONNRESET);
     CONST(ENOBUFS);
     CONST(ENOTCONN);
@@ -368,8 +380,13 @@ static void constants(void) {
     CONST(SO_SNDBUF);
     CONST(SO_RCVBUF);
     CONST(SO_KEEPALIVE);
+    CONST(SO_LINGER);
     CONST(SO_REUSEPORT);
     CONST(TCP_NODELAY);
+    CONST(TCP_KEEPIDLE);
+    CONST(TCP_KEEPINTVL);
+    CONST(TCP_KEEPCNT);
+    CONST(TCP_USER_TIMEOUT);
     CONST(IPV6_V6ONLY);
     CONST(SHUT_RD);
     CONST(SHUT_WR);
@@ -385,6 +402,9 @@ static void constants(void) {
     CONST(EFD_CLOEXEC);
     CONST(POLLIN);
     CONST(POLLOUT);
+    CONST(POLLERR);
+    CONST(POLLHUP);
+    CONST(POLLNVAL);
 }
 
 int main(void) {

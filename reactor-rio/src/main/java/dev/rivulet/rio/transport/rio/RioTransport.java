@@ -4,8 +4,10 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.security.HandshakeIo;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
+import dev.rivulet.rio.stream.SocketTuning;
 import dev.rivulet.rio.stream.StreamAddress;
 import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.stream.StreamTransport;
@@ -14,6 +16,8 @@ import dev.rivulet.rio.windows.RioFunctions;
 import dev.rivulet.rio.windows.WinErrorException;
 import dev.rivulet.rio.windows.WinsockConstants;
 import dev.rivulet.rio.windows.Ws2_32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.net.Inet6Address;
@@ -25,9 +29,10 @@ import java.time.Duration;
  * request queue and two registered buffers (staging, receive) per connection, under the same {@link StreamWire} as
  * io_uring, so framing, credits, software RMA and flush are shared and only the system layer differs.
  *
- * <p>Connections are set up with blocking Winsock calls off the progress loop ({@code connect} on a bounded-elastic
- * thread, {@code accept} on the listener's thread) on sockets created with {@code WSA_FLAG_REGISTERED_IO}; accepted
- * sockets inherit the flag. Options: those of {@link dev.rivulet.rio.stream.StreamTransportSettings} under {@code rio.}, plus
+ * <p>Connections are set up with blocking Winsock calls off the progress loop ({@code connect} and the handshake on a
+ * bounded-elastic thread, {@code accept} on the listener's thread, accepted sockets' handshakes on its handshake
+ * threads; see {@link StreamTransport}) on sockets created with {@code WSA_FLAG_REGISTERED_IO}; accepted sockets
+ * inherit the flag. Options: those of {@link dev.rivulet.rio.stream.StreamTransportSettings} under {@code rio.}, plus
  * {@code rio.completionQueueSize} (entries per loop's completion queue, 1024: every connection keeps one send and one
  * receive outstanding, so a loop serves up to half that many; beyond it {@code RIOCreateRequestQueue} answers
  * {@code WSAENOBUFS}, reported as a {@link TransportException}).
@@ -37,6 +42,7 @@ import java.time.Duration;
 public final class RioTransport extends StreamTransport {
 
     public static final String SCHEME = "rio";
+    private static final Logger log = LoggerFactory.getLogger(RioTransport.class);
 
     private final Ws2_32 ws;
     private final RioFunctions rio;
@@ -75,12 +81,15 @@ public final class RioTransport extends StreamTransport {
         return StreamAddress.format(SCHEME, address);
     }
 
+    /**
+     * A blocking {@code connect} (bounded by the system's own SYN retries, not by the deadline: only the handshake
+     * after it is), then the handshake.
+     */
     @Override
-    protected long connectSocket(String address, InetSocketAddress target) {
+    protected long connectSocket(String address, InetSocketAddress target, long deadlineNanos) {
         long socket = newSocket(target);
         try (Arena scratch = Arena.ofConfined()) {
             ws.connect(socket, Ws2_32.sockaddr(scratch, target));
-            ws.setsockopt(socket, WinsockConstants.IPPROTO_TCP, WinsockConstants.TCP_NODELAY, 1);
             return socket;
         } catch (WinErrorException e) {
             closeSocket(socket);
@@ -89,6 +98,47 @@ public final class RioTransport extends StreamTransport {
                         RioTransportProvider.NAME, e.code(), WinErrorException.name(e.code()), e);
             }
             throw failure("connect to " + address, e);
+        }
+    }
+
+    /**
+     * TCP_NODELAY and keepalive are required; the keepalive timing and {@code TCP_MAXRT} (the user timeout, in
+     * whole seconds) exist from Windows 10 1709 and are set where the system has them.
+     */
+    @Override
+    protected void configureSocket(long socket, SocketTuning tuning) {
+        try {
+            ws.setsockopt(socket, WinsockConstants.IPPROTO_TCP, WinsockConstants.TCP_NODELAY, 1);
+            ws.setsockopt(socket, WinsockConstants.SOL_SOCKET, WinsockConstants.SO_KEEPALIVE, 1);
+        } catch (WinErrorException e) {
+            throw failure("setting up the socket", e);
+        }
+        int maxRetransmitSeconds = Math.max(1, (tuning.userTimeoutMillis() + 999) / 1000);
+        int[][] optional = {
+                {WinsockConstants.TCP_KEEPIDLE, tuning.keepIdleSeconds()},
+                {WinsockConstants.TCP_KEEPINTVL, tuning.keepIntervalSeconds()},
+                {WinsockConstants.TCP_KEEPCNT, tuning.keepCount()},
+                {WinsockConstants.TCP_MAXRT, maxRetransmitSeconds}};
+        for (int[] o : optional) {
+            try {
+                ws.setsockopt(socket, WinsockConstants.IPPROTO_TCP, o[0], o[1]);
+            } catch (WinErrorException e) {
+                log.debug("TCP option {} not set: {}", o[0], e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    protected HandshakeIo handshakeIo(long socket, long deadlineNanos) {
+        return new WinsockHandshakeIo(ws, socket, deadlineNanos);
+    }
+
+    @Override
+    protected void shutdownSocket(long socket) {
+        try {
+            ws.shutdown(socket, WinsockConstants.SD_BOTH);
+        } catch (WinErrorException e) {
+            // not connected any more: nothing to end
         }
     }
 

@@ -186,6 +186,20 @@ final class UringChannel implements StreamChannel {
         }
     }
 
+    /** {@code SO_LINGER} 0 makes the descriptor's last close (after the ring let go of it) send RST. */
+    @Override
+    public void abort() {
+        if (fdClosed) {
+            return;
+        }
+        try {
+            LibcSockets.lingerZero(fd);
+        } catch (ErrnoException e) {
+            // the connection is gone already; shutdown below is what matters
+        }
+        shutdown(true);
+    }
+
     @Override
     public void release() {
         if (released) {

@@ -1,6 +1,5 @@
 package dev.rivulet.rio.transport.uring;
 
-import dev.rivulet.core.Endpoint;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
@@ -10,27 +9,39 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 
-/** A listening TCP socket of the io_uring transport: {@code accept4} on the acceptor thread. */
+/**
+ * A listening TCP socket of the io_uring transport: {@code accept4} on the acceptor thread. Accepted sockets are
+ * blocking (the handshake bounds its calls with {@code poll(2)}; io_uring's READ_FIXED on a non-blocking socket would
+ * answer EAGAIN instead of waiting).
+ */
 final class UringListener extends AcceptingListener {
 
     private static final Logger log = LoggerFactory.getLogger(UringListener.class);
-    private static final int ECONNABORTED = 103;
+    /**
+     * Loaded with the listener: when accept fails for want of descriptors, naming the error must not need a class
+     * loaded from a jar, which would fail for the same reason.
+     */
+    private static final String EMFILE = Errno.name(Errno.EMFILE) + " " + Errno.describe(Errno.EMFILE);
 
-    private final UringTransport transport;
     private final int fd;
 
     UringListener(UringTransport transport, int fd, String address) {
-        super(address, "io_uring-accept-");
-        this.transport = transport;
+        super(transport, address, "io_uring-accept-");
         this.fd = fd;
     }
 
+    /**
+     * The next connection, {@link #RETRY} when the kernel had one that went away (ECONNABORTED) or the call was
+     * interrupted; throws for everything else (EMFILE, ENFILE, ENOBUFS, ENOMEM...), which the listener backs off
+     * from and retries.
+     */
     @Override
     protected long accept() {
         try {
             return LibcSockets.accept4(fd, MemorySegment.NULL, MemorySegment.NULL, LibcSockets.SOCK_CLOEXEC);
         } catch (ErrnoException e) {
-            if (!disposing() && (e.errno() == Errno.EINTR || e.errno() == ECONNABORTED || e.errno() == Errno.EAGAIN)) {
+            if (!disposing() && (e.errno() == Errno.EINTR || e.errno() == Errno.ECONNABORTED
+                    || e.errno() == Errno.EAGAIN)) {
                 return RETRY;
             }
             throw e;
@@ -38,19 +49,8 @@ final class UringListener extends AcceptingListener {
     }
 
     @Override
-    protected Endpoint attach(long socket) {
-        int conn = (int) socket;
-        LibcSockets.setsockopt(conn, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_NODELAY, 1);
-        return transport.attach(socket, UringTransport.format(LibcSockets.remoteAddress(conn)));
-    }
-
-    @Override
-    protected void closeAccepted(long socket) {
-        try {
-            LibcSockets.close((int) socket);
-        } catch (ErrnoException ignored) {
-            // gone either way
-        }
+    protected String remoteName(long socket) {
+        return UringTransport.format(LibcSockets.remoteAddress((int) socket));
     }
 
     @Override

@@ -1,11 +1,14 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.security.HandshakeIo;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
+import dev.rivulet.rio.stream.SocketTuning;
 import dev.rivulet.rio.stream.StreamAddress;
 import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.stream.StreamTransport;
@@ -14,7 +17,10 @@ import dev.rivulet.rio.stream.StreamWire;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.LibcSockets;
+import dev.rivulet.rio.uring.Pollfd;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -22,6 +28,9 @@ import java.time.Duration;
  * TCP through io_uring ({@code uring://host:port}): one ring per progress loop, registered staging and receive
  * buffers per connection, and the stream transport logic of {@link StreamWire} (framing, credits, software RMA
  * executed by the target's progress thread, flush).
+ *
+ * <p>Connections are set up as {@link StreamTransport} describes (handshake on the plain socket with blocking calls
+ * bounded by {@code poll(2)}, then the socket joins a ring); accept errors such as {@code EMFILE} back off and retry.
  *
  * <p>Options: those of {@link StreamTransportSettings} under {@code uring.}, plus {@code uring.ringEntries} (256),
  * {@code uring.fixedSlots} (fixed buffer slots per ring, two per connection, 512), {@code uring.zeroCopy}
@@ -55,12 +64,25 @@ public final class UringTransport extends StreamTransport {
         return StreamAddress.format(SCHEME, address);
     }
 
+    /**
+     * A non-blocking connect waited for with {@code poll(2)} until the deadline, so an address that never answers
+     * (a black-holed host) costs the handshake timeout, not the kernel's two minutes of SYN retries; the socket is
+     * made blocking again for the handshake and the ring.
+     */
     @Override
-    protected long connectSocket(String address, InetSocketAddress target) {
-        int fd = LibcSockets.socket(LibcSockets.family(target), LibcSockets.SOCK_STREAM | LibcSockets.SOCK_CLOEXEC, 0);
+    protected long connectSocket(String address, InetSocketAddress target, long deadlineNanos) {
+        int fd = LibcSockets.socket(LibcSockets.family(target),
+                LibcSockets.SOCK_STREAM | LibcSockets.SOCK_CLOEXEC | LibcSockets.SOCK_NONBLOCK, 0);
         try {
-            LibcSockets.connect(fd, target);
-            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_NODELAY, 1);
+            try {
+                LibcSockets.connect(fd, target);
+            } catch (ErrnoException e) {
+                if (e.errno() != Errno.EINPROGRESS) {
+                    throw e;
+                }
+                awaitConnected(fd, address, deadlineNanos);
+            }
+            LibcSockets.setNonBlocking(fd, false);
             return fd;
         } catch (ErrnoException e) {
             closeSocket(fd);
@@ -70,7 +92,54 @@ public final class UringTransport extends StreamTransport {
                         text, e);
             }
             throw new TransportException("connect to " + address + " failed: " + text, NAME, e.errno(), text, e);
+        } catch (RuntimeException e) {
+            closeSocket(fd);
+            throw e;
         }
+    }
+
+    private static void awaitConnected(int fd, String address, long deadlineNanos) {
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
+            while (true) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    throw new ConnectionRefusedException("connect to " + address + " did not finish within the "
+                            + "handshake timeout", NAME, Errno.ETIMEDOUT, "ETIMEDOUT", null);
+                }
+                int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
+                if (LibcSockets.poll(pollfd, fd, LibcSockets.POLLOUT, millis) != 0) {
+                    break;
+                }
+            }
+        }
+        int error = LibcSockets.getsockopt(fd, LibcSockets.SOL_SOCKET, LibcSockets.SO_ERROR);
+        if (error != 0) {
+            throw new ErrnoException("connect", error);
+        }
+    }
+
+    @Override
+    protected void configureSocket(long socket, SocketTuning tuning) {
+        int fd = (int) socket;
+        try {
+            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_NODELAY, 1);
+            LibcSockets.setsockopt(fd, LibcSockets.SOL_SOCKET, LibcSockets.SO_KEEPALIVE, 1);
+            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_KEEPIDLE, tuning.keepIdleSeconds());
+            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_KEEPINTVL,
+                    tuning.keepIntervalSeconds());
+            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_KEEPCNT, tuning.keepCount());
+            LibcSockets.setsockopt(fd, LibcSockets.IPPROTO_TCP, LibcSockets.TCP_USER_TIMEOUT,
+                    tuning.userTimeoutMillis());
+        } catch (ErrnoException e) {
+            String text = text(e);
+            throw new ConnectionLostException("setting up the socket failed: " + text, NAME, e.errno(), text, e);
+        }
+    }
+
+    @Override
+    protected HandshakeIo handshakeIo(long socket, long deadlineNanos) {
+        return new FdHandshakeIo((int) socket, deadlineNanos);
     }
 
     @Override
@@ -111,6 +180,15 @@ public final class UringTransport extends StreamTransport {
             LibcSockets.close((int) socket);
         } catch (ErrnoException e) {
             // gone either way
+        }
+    }
+
+    @Override
+    protected void shutdownSocket(long socket) {
+        try {
+            LibcSockets.shutdown((int) socket, LibcSockets.SHUT_RDWR);
+        } catch (ErrnoException e) {
+            // not connected any more: nothing to end
         }
     }
 

@@ -8,10 +8,14 @@ import org.junit.jupiter.api.Nested;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The two-process part of the conformance kit over io_uring, on IPv4 and IPv6 loopback. */
+/**
+ * The two-process part of the conformance kit over io_uring, on IPv4 and IPv6 loopback, and on IPv4 with a shared
+ * secret.
+ */
 class UringCrossProcessTest {
 
     @BeforeAll
@@ -29,6 +33,20 @@ class UringCrossProcessTest {
 
     @Nested
     class Ipv4 extends OnLoopback {
+        @Override
+        protected String peerBindAddress() {
+            return "uring://127.0.0.1:0";
+        }
+    }
+
+    /** Both processes prove the same shared secret on every connection. */
+    @Nested
+    class AuthenticatedIpv4 extends OnLoopback {
+        @Override
+        protected Map<String, String> options() {
+            return Map.of("security.secret", UringAuthenticatedConformanceTest.SECRET);
+        }
+
         @Override
         protected String peerBindAddress() {
             return "uring://127.0.0.1:0";
