@@ -44,6 +44,9 @@ public abstract class AbstractTransport implements Transport {
 
     protected AbstractTransport(String name, TransportConfig config, Registrar registrar) {
         config.liveness().validate();
+        if (config.security().usesTls()) {
+            config.security().tls(); // a TLS set-up that cannot work fails the open, not the first connection
+        }
         this.name = name;
         this.config = config;
         this.progress = new ProgressEngine(name.replace('/', '-'), config.progressThreads(), config.idleStrategy());

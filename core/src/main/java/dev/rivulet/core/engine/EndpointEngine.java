@@ -426,10 +426,22 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     @Override
     public int poll() {
-        int work = wire.poll(this);
-        if (!closed) {
-            work += drain();
-            sendOwedCredits();
+        int work;
+        try {
+            work = wire.poll(this);
+            if (!closed) {
+                work += drain();
+                sendOwedCredits();
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // A wire that throws (a closed arena, a full heap, a bug) must end its connection with a typed error,
+            // never leave it wedged with every signal pending.
+            if (!closed) {
+                log.warn("endpoint to {} failed while polling; closing it", wire.remoteAddress(), e);
+                close(new ConnectionLostException("polling the connection to " + wire.remoteAddress() + " failed: "
+                        + e, e), false);
+            }
+            return 1;
         }
         return work;
     }

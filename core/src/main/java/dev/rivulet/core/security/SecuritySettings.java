@@ -51,11 +51,14 @@ public final class SecuritySettings {
             "security.tls.clientAuth", "security.tls.verifyHostname", "security.handshakeTimeout",
             "security.maxConnections", "security.maxHandshakes", "security.peerAddressCheck");
 
-    private static final SecuritySettings DEFAULTS = new SecuritySettings(null, null, true, true,
+    private static final SecuritySettings DEFAULTS = new SecuritySettings(null, null, Map.of(), true, true,
             Duration.ofSeconds(10), 1024, 64, true);
 
     private final byte[] secret;
     private final SSLContext tls;
+    /** {@code security.tls.*} options given so far; the context is built from them on first use. */
+    private final Map<String, String> tlsOptions;
+    private volatile SSLContext builtTls;
     private final boolean tlsClientAuth;
     private final boolean verifyHostname;
     private final Duration handshakeTimeout;
@@ -63,11 +66,12 @@ public final class SecuritySettings {
     private final int maxHandshakes;
     private final boolean peerAddressCheck;
 
-    private SecuritySettings(byte[] secret, SSLContext tls, boolean tlsClientAuth, boolean verifyHostname,
-                             Duration handshakeTimeout, int maxConnections, int maxHandshakes,
+    private SecuritySettings(byte[] secret, SSLContext tls, Map<String, String> tlsOptions, boolean tlsClientAuth,
+                             boolean verifyHostname, Duration handshakeTimeout, int maxConnections, int maxHandshakes,
                              boolean peerAddressCheck) {
         this.secret = secret;
         this.tls = tls;
+        this.tlsOptions = Map.copyOf(tlsOptions);
         this.tlsClientAuth = tlsClientAuth;
         this.verifyHostname = verifyHostname;
         this.handshakeTimeout = handshakeTimeout;
@@ -87,25 +91,26 @@ public final class SecuritySettings {
             throw new InvalidRequestException("a shared secret needs at least " + MIN_SECRET_BYTES + " bytes, got "
                     + secret.length);
         }
-        return new SecuritySettings(secret == null ? null : secret.clone(), tls, tlsClientAuth, verifyHostname,
+        return new SecuritySettings(secret == null ? null : secret.clone(), tls, tlsOptions, tlsClientAuth,
+                verifyHostname,
                 handshakeTimeout, maxConnections, maxHandshakes, peerAddressCheck);
     }
 
     /** TLS for the connection set-up channel (and, on stream transports, for the data too) with this context. */
     public SecuritySettings tls(SSLContext context) {
-        return new SecuritySettings(secret, context, tlsClientAuth, verifyHostname, handshakeTimeout, maxConnections,
-                maxHandshakes, peerAddressCheck);
+        return new SecuritySettings(secret, context, Map.of(), tlsClientAuth, verifyHostname, handshakeTimeout,
+                maxConnections, maxHandshakes, peerAddressCheck);
     }
 
     /** Whether a listener requires a client certificate (default true). */
     public SecuritySettings tlsClientAuth(boolean required) {
-        return new SecuritySettings(secret, tls, required, verifyHostname, handshakeTimeout, maxConnections,
+        return new SecuritySettings(secret, tls, tlsOptions, required, verifyHostname, handshakeTimeout, maxConnections,
                 maxHandshakes, peerAddressCheck);
     }
 
     /** Whether a client checks that the server certificate names the host it dialled (default true). */
     public SecuritySettings verifyHostname(boolean verify) {
-        return new SecuritySettings(secret, tls, tlsClientAuth, verify, handshakeTimeout, maxConnections,
+        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verify, handshakeTimeout, maxConnections,
                 maxHandshakes, peerAddressCheck);
     }
 
@@ -113,7 +118,7 @@ public final class SecuritySettings {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new InvalidRequestException("handshakeTimeout must be positive, got " + timeout);
         }
-        return new SecuritySettings(secret, tls, tlsClientAuth, verifyHostname, timeout, maxConnections,
+        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, timeout, maxConnections,
                 maxHandshakes, peerAddressCheck);
     }
 
@@ -121,7 +126,8 @@ public final class SecuritySettings {
         if (n < 1) {
             throw new InvalidRequestException("maxConnections must be >= 1, got " + n);
         }
-        return new SecuritySettings(secret, tls, tlsClientAuth, verifyHostname, handshakeTimeout, n, maxHandshakes,
+        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout, n,
+                maxHandshakes,
                 peerAddressCheck);
     }
 
@@ -129,13 +135,14 @@ public final class SecuritySettings {
         if (n < 1) {
             throw new InvalidRequestException("maxHandshakes must be >= 1, got " + n);
         }
-        return new SecuritySettings(secret, tls, tlsClientAuth, verifyHostname, handshakeTimeout, maxConnections, n,
+        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout,
+                maxConnections, n,
                 peerAddressCheck);
     }
 
     public SecuritySettings peerAddressCheck(boolean check) {
-        return new SecuritySettings(secret, tls, tlsClientAuth, verifyHostname, handshakeTimeout, maxConnections,
-                maxHandshakes, check);
+        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout,
+                maxConnections, maxHandshakes, check);
     }
 
     /** The shared secret, or null. */
@@ -147,13 +154,27 @@ public final class SecuritySettings {
         return secret != null;
     }
 
-    /** The TLS context, or null for plain TCP. */
+    /**
+     * The TLS context, or null for plain TCP: the one given, or one built (once) from the {@code security.tls.*}
+     * options.
+     *
+     * @throws InvalidRequestException when the options do not make a usable context (a missing file, a wrong
+     *                                 password)
+     */
     public SSLContext tls() {
-        return tls;
+        if (tls != null || tlsOptions.isEmpty()) {
+            return tls;
+        }
+        SSLContext c = builtTls;
+        if (c == null) {
+            c = sslContext(tlsOptions);
+            builtTls = c;
+        }
+        return c;
     }
 
     public boolean usesTls() {
-        return tls != null;
+        return tls != null || !tlsOptions.isEmpty();
     }
 
     public boolean tlsClientAuth() {
@@ -213,8 +234,17 @@ public final class SecuritySettings {
         if (mine.containsKey("security.secretFile")) {
             s = s.secret(readSecret(mine.get("security.secretFile")));
         }
-        if (mine.containsKey("security.tls.keyStore") || mine.containsKey("security.tls.trustStore")) {
-            s = s.tls(sslContext(mine));
+        Map<String, String> tlsStores = new TreeMap<>(s.tlsOptions);
+        mine.forEach((k, v) -> {
+            if (k.startsWith("security.tls.") && !k.equals("security.tls.clientAuth")
+                    && !k.equals("security.tls.verifyHostname")) {
+                tlsStores.put(k, v);
+            }
+        });
+        if (!tlsStores.equals(s.tlsOptions)) {
+            // Kept as options and built on first use: a key store and its password may arrive one option at a time.
+            s = new SecuritySettings(s.secret, null, tlsStores, s.tlsClientAuth, s.verifyHostname, s.handshakeTimeout,
+                    s.maxConnections, s.maxHandshakes, s.peerAddressCheck);
         }
         if (mine.containsKey("security.tls.clientAuth")) {
             s = s.tlsClientAuth(bool("security.tls.clientAuth", mine.get("security.tls.clientAuth")));
@@ -304,6 +334,7 @@ public final class SecuritySettings {
     @Override
     public boolean equals(Object o) {
         return o instanceof SecuritySettings s && Arrays.equals(s.secret, secret) && Objects.equals(s.tls, tls)
+                && s.tlsOptions.equals(tlsOptions)
                 && s.tlsClientAuth == tlsClientAuth && s.verifyHostname == verifyHostname
                 && s.handshakeTimeout.equals(handshakeTimeout) && s.maxConnections == maxConnections
                 && s.maxHandshakes == maxHandshakes && s.peerAddressCheck == peerAddressCheck;

@@ -148,6 +148,11 @@ public final class TlsEngineIo implements HandshakeIo {
         netIn.clear();
         byte[] header = new byte[RECORD_HEADER];
         raw.readFully(header, 0, RECORD_HEADER);
+        int type = header[0] & 0xFF;
+        if (type < 20 || type > 23 || header[1] != 3) {
+            // Not a TLS record (a plain-text peer's hello, say): refuse now, not at the deadline.
+            throw new javax.net.ssl.SSLHandshakeException("peer does not speak TLS (record type " + type + ")");
+        }
         int len = ((header[3] & 0xFF) << 8) | (header[4] & 0xFF);
         if (len > netIn.capacity() - RECORD_HEADER) {
             throw new SSLException("TLS record of " + len + " bytes exceeds the packet size");

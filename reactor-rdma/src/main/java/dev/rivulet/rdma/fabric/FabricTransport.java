@@ -299,9 +299,13 @@ public final class FabricTransport extends AbstractTransport {
             throws IOException {
         Bootstrap.Channel channel = socket == null ? null : new Bootstrap.Channel(socket);
         ProgressLoop loop = progress.nextLoop();
-        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, () -> {
+        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, orderly -> {
             if (channel != null) {
-                channel.goodbye();
+                if (orderly) {
+                    channel.goodbye();
+                } else {
+                    channel.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
+                }
             }
         }, loop, config.liveness());
         CqWaiter waiter = waiters.computeIfAbsent(loop, l -> {

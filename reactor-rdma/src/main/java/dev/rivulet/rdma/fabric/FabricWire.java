@@ -101,7 +101,11 @@ final class FabricWire implements Wire {
     private final MemorySegment[] iovs;
     private final MemorySegment[] rmaIovs;
     private final MemorySegment[] descs;
-    private final Runnable onClose;
+    /** Runs once the wire is closed: {@code true} for an orderly close, {@code false} when the connection broke. */
+    private final java.util.function.Consumer<Boolean> onClose;
+    /** Whether this wire told the engine the connection is broken (the peer then sees an abort, not a goodbye). */
+    private boolean brokenReported;
+    private TransportException breakCause;
     private Runnable beforeClose = () -> { };
     private int receivesToPost;
     /*
@@ -138,7 +142,8 @@ final class FabricWire implements Wire {
     private boolean drainedAfterClose;
 
     FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
-               long peer, int eagerSize, String remoteAddress, Runnable onClose, ProgressLoop loop,
+               long peer, int eagerSize, String remoteAddress, java.util.function.Consumer<Boolean> onClose,
+               ProgressLoop loop,
                LivenessSettings liveness) {
         this.fabric = fabric;
         this.loop = loop;
@@ -262,7 +267,7 @@ final class FabricWire implements Wire {
     /** The receiver read a rendezvous message: the send is complete, its window closes. */
     private void rendezvousDone(WireEvents events, int token) {
         if (token < 0 || token >= slots.capacity() || slots.kind(token) != ContextSlots.RNDV_WAIT) {
-            events.broken(new dev.rivulet.core.error.CreditProtocolException("rendezvous done for unknown token "
+            broken(events, new dev.rivulet.core.error.CreditProtocolException("rendezvous done for unknown token "
                     + token));
             return;
         }
@@ -459,7 +464,7 @@ final class FabricWire implements Wire {
             } else if (n == -FI_EAGAIN) {
                 break;
             } else {
-                events.broken(providerError("fi_cq_read", n));
+                broken(events, providerError("fi_cq_read", n));
                 return work + 1;
             }
         }
@@ -484,7 +489,7 @@ final class FabricWire implements Wire {
             if (peerClosed) {
                 events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
             } else {
-                events.broken(new ConnectionLostException("peer at " + remoteAddress + " is gone: " + lostReason,
+                broken(events, new ConnectionLostException("peer at " + remoteAddress + " is gone: " + lostReason,
                         fabric.provider, 0, null, null));
             }
         }
@@ -532,7 +537,7 @@ final class FabricWire implements Wire {
         long length = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
         long key = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
         if (length < 0 || length > caps.maxMessageSize()) {
-            events.broken(new dev.rivulet.core.error.CreditProtocolException("rendezvous of " + length
+            broken(events, new dev.rivulet.core.error.CreditProtocolException("rendezvous of " + length
                     + " bytes exceeds the maximum message size"));
             return false;
         }
@@ -551,7 +556,7 @@ final class FabricWire implements Wire {
             slots.release(readSlot);
             dst.release();
             if (rc != -FI_EAGAIN) {
-                events.broken(new ConnectionLostException("rendezvous read failed", fabric.provider, (int) -rc,
+                broken(events, new ConnectionLostException("rendezvous read failed", fabric.provider, (int) -rc,
                         Libfabric.strerror((int) -rc), null));
             }
             return false;
@@ -632,7 +637,7 @@ final class FabricWire implements Wire {
         errEntry.fill((byte) 0);
         long rc = FidCq.readerr(cq, errEntry, 0);
         if (rc < 0) {
-            events.broken(providerError("fi_cq_readerr", rc));
+            broken(events, providerError("fi_cq_readerr", rc));
             return;
         }
         int err = FiCqErrEntry.err(errEntry);
@@ -652,7 +657,7 @@ final class FabricWire implements Wire {
             arrivedLen[slot] = -1; // released, in its turn, by deliverInOrder
             deliverInOrder(events);
             if (err != FI_ECANCELED) {
-                events.broken(new ConnectionLostException("receive failed", fabric.provider, err, text, null));
+                broken(events, new ConnectionLostException("receive failed", fabric.provider, err, text, null));
             }
             return;
         }
@@ -662,13 +667,13 @@ final class FabricWire implements Wire {
         switch (kind) {
             case ContextSlots.RTS_SEND -> {
                 ((Buffer) owner).release();
-                events.broken(new ConnectionLostException("rendezvous request failed", fabric.provider, err, text,
+                broken(events, new ConnectionLostException("rendezvous request failed", fabric.provider, err, text,
                         null));
             }
             case ContextSlots.RNDV_READ -> {
                 ((Buffer) owner).release();
                 readInto = null;
-                events.broken(new ConnectionLostException("rendezvous read failed", fabric.provider, err, text,
+                broken(events, new ConnectionLostException("rendezvous read failed", fabric.provider, err, text,
                         null));
             }
             default -> {
@@ -681,13 +686,13 @@ final class FabricWire implements Wire {
                 if (error instanceof RemoteAccessException && fabric.refusalDropsConnection) {
                     // The provider's connection is gone with the refusal (or soon will be): end the endpoint now,
                     // once, rather than let whatever is posted next fail at random.
-                    events.broken(new ConnectionLostException("the " + fabric.provider + " provider ends its "
+                    broken(events, new ConnectionLostException("the " + fabric.provider + " provider ends its "
                             + "connection after a refused one-sided operation; the endpoint is closed",
                             fabric.provider, err, text, null));
                 } else if (error instanceof ConnectionLostException) {
                     // A message or operation lost with the connection: the credits and order behind it cannot be
                     // trusted any more.
-                    events.broken(error);
+                    broken(events, error);
                 }
             }
         }
@@ -705,8 +710,9 @@ final class FabricWire implements Wire {
     private TransportException classify(Op op, int err, String text) {
         boolean oneSided = op.kind() != dev.rivulet.core.engine.OpKind.SEND;
         if (closed) {
-            return new ResourceClosedException(op.kind() + " flushed: the endpoint closed", fabric.provider, err, text,
-                    null);
+            return breakCause != null ? breakCause
+                    : new ResourceClosedException(op.kind() + " flushed: the endpoint closed", fabric.provider, err,
+                    text, null);
         }
         return switch (err) {
             case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
@@ -736,13 +742,28 @@ final class FabricWire implements Wire {
                 continue;
             }
             if (now - postedAt[slot] > writeTimeoutNanos) {
-                events.broken(new ConnectionLostException("an operation to " + remoteAddress + " has not completed "
+                broken(events, new ConnectionLostException("an operation to " + remoteAddress + " has not completed "
                         + "for " + java.time.Duration.ofNanos(writeTimeoutNanos) + " (liveness.writeTimeout)",
                         fabric.provider, 0, null, null));
                 return true;
             }
         }
         return false;
+    }
+
+    /** Tells the engine the connection is broken; the close that follows aborts the bootstrap channel. */
+    private void broken(WireEvents events, TransportException cause) {
+        brokenReported = true;
+        if (breakCause == null) {
+            breakCause = cause;
+        }
+        events.broken(cause);
+    }
+
+    /** What operations still posted when the wire closes end with: what broke it, or the close itself. */
+    private TransportException closedCause() {
+        return breakCause != null ? breakCause
+                : new ResourceClosedException("endpoint closed before the operation completed");
     }
 
     // ---------------------------------------------------------------------------------------------- teardown
@@ -766,7 +787,7 @@ final class FabricWire implements Wire {
             scratch.close();
             arena.close();
         });
-        onClose.run();
+        onClose.accept(!brokenReported);
     }
 
     private void cancelPostedReceives() {
@@ -800,8 +821,7 @@ final class FabricWire implements Wire {
                         rndvWindows[slot].close();
                         rndvWindows[slot] = null;
                     }
-                    events.failed((Op) owner, new ResourceClosedException("endpoint closed before the operation "
-                            + "completed"));
+                    events.failed((Op) owner, closedCause());
                 }
             }
         }

@@ -61,8 +61,10 @@ import java.util.Iterator;
  * response lands straight in the waiting operation's memory, and everything else is small and has a fixed limit.
  * Where the channel can, the rest of a payload of 16 KiB or more is received straight into its destination (no
  * second copy) by a scatter receive that continues into a little of the receive buffer. Requests are answered in
- * order, so the initiator matches responses with one FIFO; a get's response is sent straight from the granted
- * window. Responses waiting for staging space are bounded: past {@link #MAX_BACKLOG} of them the wire stops reading
+ * order, so the initiator matches responses with one FIFO; a get's bytes are checked and copied out of the granted
+ * window when its response is written (never read from user memory after the fact: an owner may free it once the
+ * region is closed). Responses waiting for staging space are bounded: past {@link #MAX_BACKLOG} of them (or
+ * {@link #MAX_RESPONSE_BYTES} of copied get answers) the wire stops reading
  * the socket, in the middle of a receive buffer if need be, so a peer that floods requests without reading the
  * answers is slowed by TCP, not buffered without limit.
  *
@@ -105,6 +107,8 @@ public final class StreamWire implements Wire, ChannelUser {
     private static final long SCATTER_TAIL = 4 << 10;
     /** Responses waiting for staging space beyond which the wire stops reading requests (backpressure). */
     static final int MAX_BACKLOG = 64;
+    /** Bytes of large get answers copied out and not yet written, beyond which answering waits. */
+    public static final long MAX_RESPONSE_BYTES = 4 << 20;
     /** What a refused RMA request is answered with, whatever the reason. */
     private static final byte[] REFUSED = MemoryDomain.REFUSED.getBytes(StandardCharsets.UTF_8);
 
@@ -146,6 +150,8 @@ public final class StreamWire implements Wire, ChannelUser {
     private int nextUnitId;
     private long nextRequestId = 1;
     private boolean writeInFlight;
+    /** Bytes of large get answers copied into pooled buffers and not yet written. */
+    private long responseBytes;
     private boolean sendRetry;
 
     // ---- receive side ----
@@ -829,6 +835,7 @@ public final class StreamWire implements Wire, ChannelUser {
     }
 
     private void recycle(Unit u) {
+        responseBytes -= u.responseBytes;
         if (u.owned != null) {
             u.owned.release();
         }
@@ -870,6 +877,18 @@ public final class StreamWire implements Wire, ChannelUser {
                 release(payload);
                 return;
             }
+            if (type == ControlWord.CREDIT) {
+                // Consecutive grants become one arrival: a peer sending nothing but CREDIT frames costs one event
+                // per poll, not one per frame.
+                Event last = events.peekLast();
+                if (last != null && last.type == Event.RECEIVED && last.buffer == null
+                        && ControlWord.type(last.value) == ControlWord.CREDIT) {
+                    long sum = Math.min(ControlWord.MAX_CREDITS, ControlWord.credits(last.value)
+                            + ControlWord.credits(word));
+                    last.value = ControlWord.encode(ControlWord.CREDIT, sum);
+                    return;
+                }
+            }
             if (type == ControlWord.BATCH) {
                 int n = BatchFraming.count(payload.capacitySegment(), payload.length());
                 if (n < 0 || n > credits) {
@@ -905,7 +924,7 @@ public final class StreamWire implements Wire, ChannelUser {
         public void putDone(long id, boolean applied) {
             releasePut();
             if (!closed) {
-                respond(applied ? FrameKind.RMA_ACK : FrameKind.RMA_ERR, id, 0, null, null);
+                respond(applied ? FrameKind.RMA_ACK : FrameKind.RMA_ERR, id, 0, 0, 0, 0);
             }
         }
 
@@ -918,13 +937,11 @@ public final class StreamWire implements Wire, ChannelUser {
             long key = RmaRequest.key(request);
             if (kind == FrameKind.GET) {
                 long len = RmaRequest.length(request);
-                Grant g = len > caps.maxRmaSize() ? null
-                        : memory.tryResolveRemote(key, address, len, Access.REMOTE_READ, StreamWire.this);
-                if (g == null) {
-                    respond(FrameKind.RMA_ERR, id, 0, null, null);
+                if (len > caps.maxRmaSize()) {
+                    respond(FrameKind.RMA_ERR, id, 0, 0, 0, 0);
                 } else {
-                    // Answered straight from the window, which stays pinned until the response is written.
-                    respond(FrameKind.GET_RESP, id, 0, g.window().asSlice(g.offsetOf(address), len), g);
+                    // Checked and copied when the response is written (tryRespond), in order behind earlier ones.
+                    respond(FrameKind.GET_RESP, id, 0, key, address, len);
                 }
                 return;
             }
@@ -932,10 +949,10 @@ public final class StreamWire implements Wire, ChannelUser {
             try {
                 previous = atomic(request, key, address);
             } catch (RemoteAccessException refused) {
-                respond(FrameKind.RMA_ERR, id, 0, null, null);
+                respond(FrameKind.RMA_ERR, id, 0, 0, 0, 0);
                 return;
             }
-            respond(FrameKind.ATOMIC_RESP, id, previous, null, null);
+            respond(FrameKind.ATOMIC_RESP, id, previous, 0, 0, 0);
         }
 
         @Override
@@ -963,7 +980,7 @@ public final class StreamWire implements Wire, ChannelUser {
 
     private void respondUnlessClosed(int kind, long tag) {
         if (!closed) {
-            respond(kind, tag, 0, null, null);
+            respond(kind, tag, 0, 0, 0, 0);
         }
     }
 
@@ -1044,11 +1061,12 @@ public final class StreamWire implements Wire, ChannelUser {
     }
 
     /**
-     * Sends a response in order behind earlier ones: a bare frame, an atomic's previous {@code value}, or
-     * {@code data} (a get's bytes in a granted window that {@code pinned} keeps pinned until written).
+     * Sends a response in order behind earlier ones: a bare frame, an atomic's previous {@code value}, or a get's
+     * bytes ({@code length} of them at {@code address} under {@code key}), checked against the grants and copied
+     * when the response is written.
      */
-    private void respond(int kind, long id, long value, MemorySegment data, Grant pinned) {
-        if (backlog.isEmpty() && tryRespond(kind, id, value, data, pinned)) {
+    private void respond(int kind, long id, long value, long key, long address, long length) {
+        if (backlog.isEmpty() && tryRespond(kind, id, value, key, address, length)) {
             pump();
             return;
         }
@@ -1059,16 +1077,24 @@ public final class StreamWire implements Wire, ChannelUser {
         r.kind = kind;
         r.id = id;
         r.value = value;
-        r.data = data;
-        r.pinned = pinned;
+        r.key = key;
+        r.address = address;
+        r.length = length;
         backlog.addLast(r);
     }
 
-    private boolean tryRespond(int kind, long id, long value, MemorySegment data, Grant pinned) {
-        int len = data != null ? (int) data.byteSize()
-                : kind == FrameKind.ATOMIC_RESP ? 8 : kind == FrameKind.RMA_ERR ? REFUSED.length : 0;
-        boolean copy = len <= copyLimit;
-        long at = beginFrame(kind, id, len, copy ? len : 0);
+    /**
+     * Writes one response into the stream, or returns false to wait for room. A get's bytes are copied out of the
+     * granted window (into staging, or into a pooled buffer of the transport's own for a large one) while the grant
+     * is pinned for the copy only: what goes out never depends on the owner keeping memory alive after it closed the
+     * region, and the copies waiting to be written are bounded ({@link #MAX_RESPONSE_BYTES}).
+     */
+    private boolean tryRespond(int kind, long id, long value, long key, long address, long length) {
+        if (kind == FrameKind.GET_RESP) {
+            return tryRespondGet(id, key, address, (int) length);
+        }
+        int len = kind == FrameKind.ATOMIC_RESP ? 8 : kind == FrameKind.RMA_ERR ? REFUSED.length : 0;
+        long at = beginFrame(kind, id, len, len);
         if (at < 0) {
             return false;
         }
@@ -1076,13 +1102,35 @@ public final class StreamWire implements Wire, ChannelUser {
             staging.set(U64, at, value);
         } else if (kind == FrameKind.RMA_ERR) {
             MemorySegment.copy(REFUSED, 0, staging, ValueLayout.JAVA_BYTE, at, REFUSED.length);
-        } else if (data != null) {
+        }
+        return true;
+    }
+
+    private boolean tryRespondGet(long id, long key, long address, int len) {
+        boolean copy = len <= copyLimit;
+        if (!copy && responseBytes > 0 && responseBytes + len > MAX_RESPONSE_BYTES) {
+            return false; // earlier answers are still being written: wait, reading requests stays paused behind
+        }
+        if (alloc(FrameHeader.BYTES + (long) (copy ? len : 0)) < 0) {
+            return false;
+        }
+        Grant g = memory.tryResolveRemote(key, address, len, Access.REMOTE_READ, this);
+        if (g == null) {
+            return tryRespond(FrameKind.RMA_ERR, id, 0, 0, 0, 0);
+        }
+        try {
+            long at = beginFrame(FrameKind.GET_RESP, id, len, copy ? len : 0);
             if (copy) {
-                MemorySegment.copy(data, 0, staging, at, len);
-                pinned.unpin();
+                MemorySegment.copy(g.window(), g.offsetOf(address), staging, at, len);
             } else {
-                appendPayload(data, null, pinned.region(), null);
+                Buffer b = memory.allocate(len);
+                MemorySegment.copy(g.window(), g.offsetOf(address), b.capacitySegment(), 0, len);
+                appendPayload(b.capacitySegment().asSlice(0, len), b, null, null);
+                writes.peekLast().responseBytes = len;
+                responseBytes += len;
             }
+        } finally {
+            g.unpin();
         }
         return true;
     }
@@ -1094,9 +1142,9 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         Response r;
         boolean any = false;
-        while ((r = backlog.peekFirst()) != null && !closed && tryRespond(r.kind, r.id, r.value, r.data, r.pinned)) {
+        while ((r = backlog.peekFirst()) != null && !closed
+                && tryRespond(r.kind, r.id, r.value, r.key, r.address, r.length)) {
             backlog.pollFirst();
-            r.pinned = null; // handed over with the response
             recycle(r);
             any = true;
         }
@@ -1122,11 +1170,6 @@ public final class StreamWire implements Wire, ChannelUser {
     }
 
     private void recycle(Response r) {
-        if (r.pinned != null) {
-            r.pinned.unpin();
-        }
-        r.pinned = null;
-        r.data = null;
         freeResponses.addLast(r);
     }
 
@@ -1326,6 +1369,8 @@ public final class StreamWire implements Wire, ChannelUser {
         MemorySegment payload;
         Buffer owned;
         MemoryRegion pinned;
+        /** Bytes of a get answer this unit carries (counted in {@code responseBytes} until it is written). */
+        int responseBytes;
 
         void clear() {
             staged = false;
@@ -1338,6 +1383,7 @@ public final class StreamWire implements Wire, ChannelUser {
             payload = null;
             owned = null;
             pinned = null;
+            responseBytes = 0;
         }
     }
 
@@ -1346,7 +1392,8 @@ public final class StreamWire implements Wire, ChannelUser {
         int kind;
         long id;
         long value;
-        MemorySegment data;
-        Grant pinned;
+        long key;
+        long address;
+        long length;
     }
 }
