@@ -263,6 +263,32 @@ class FabricSecurityTest {
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
     }
 
+    @Test
+    void anOperationThePeerNeverCompletesEndsTheConnectionAtTheWriteTimeout() throws Exception {
+        // A long peer timeout, a short write timeout: the stopped peer is found by the operation it never completes.
+        List<String> options = List.of("provider=tcp", "liveness.heartbeatInterval=10s", "liveness.peerTimeout=60s",
+                "liveness.writeTimeout=1s");
+        String address = startPeer(options);
+        TransportConfig config = TransportConfig.defaults().option("liveness.heartbeatInterval", "10s")
+                .option("liveness.peerTimeout", "60s").option("liveness.writeTimeout", "1s");
+        Endpoint ep = open(config).connect(address).block(TIMEOUT);
+        ep.receive().subscribe(Buffer::release, e -> { });
+        StepVerifier.create(ep.send(Messages.make(ep.memory(), 1, 64))).verifyComplete();
+        signal("STOP", child.pid());
+        long start = System.nanoTime();
+        try {
+            // larger than the eager size: a rendezvous the stopped peer never reads
+            StepVerifier.create(ep.send(Messages.make(ep.memory(), 2, 1 << 20)))
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ConnectionLostException.class)
+                            .hasMessageContaining("liveness.writeTimeout"))
+                    .verify(TIMEOUT);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        } finally {
+            signal("CONT", child.pid());
+        }
+        LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+    }
+
     private String startPeer(List<String> options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
