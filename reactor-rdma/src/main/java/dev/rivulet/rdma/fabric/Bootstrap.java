@@ -28,6 +28,12 @@ import java.util.Arrays;
  *   <li>Once authenticated, the client sends its endpoint name ({@code fi_getname}) and the listener answers with
  *       its own: names reach only a peer that proved itself. Each side checks the other's name before it goes into
  *       the address vector ({@link #checkName}).</li>
+ *   <li>Each side has the other in its address vector before the other may send: the listener inserts the client's
+ *       name before it answers, and the client, once it inserted the listener's, sends {@link #READY}, which the
+ *       listener waits for (within the set-up deadline) before its endpoint sends anything. Completions report
+ *       their sender ({@code FI_SOURCE}) and a message from anyone but the peer is dropped; the sockets provider
+ *       keeps reporting a message that arrived before its sender was inserted as coming from nobody, so without
+ *       this order the peer's first messages could be dropped as a stranger's.</li>
  *   <li>Afterwards single bytes: {@link #HEARTBEAT} (answered by {@link #HEARTBEAT_ACK}) when nothing was heard for
  *       a heartbeat interval, and {@link #GOODBYE} before a graceful close. Nothing heard for the peer timeout, end
  *       of stream without a goodbye, or any other byte means the peer is gone.</li>
@@ -38,6 +44,8 @@ final class Bootstrap {
     static final int GOODBYE = 0x01;
     static final int HEARTBEAT = 0x02;
     static final int HEARTBEAT_ACK = 0x03;
+    /** Client → listener, once, right after the handshake: the listener's endpoint is in the client's AV. */
+    static final int READY = 0x04;
 
     private static final int AF_INET = 2;
     private static final int AF_INET6 = 10;
@@ -249,6 +257,27 @@ final class Bootstrap {
         void abort() {
             closing = true;
             closeQuietly(socket);
+        }
+    }
+
+    /** The client's side of the set-up's last step (before anything else is written on the socket). */
+    static void sendReady(Socket s) throws IOException {
+        OutputStream out = s.getOutputStream();
+        out.write(READY);
+        out.flush();
+    }
+
+    /** The listener's side: waits, until {@code deadline} ({@link System#nanoTime()}), for the client's READY. */
+    static void awaitReady(Socket s, long deadline) throws IOException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new SocketTimeoutException("set-up deadline passed before the client was ready");
+        }
+        s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000)));
+        int b = s.getInputStream().read();
+        if (b != READY) {
+            throw new HandshakeException("expected READY from the client, got " + (b < 0 ? "end of stream"
+                    : "byte 0x" + Integer.toHexString(b)));
         }
     }
 

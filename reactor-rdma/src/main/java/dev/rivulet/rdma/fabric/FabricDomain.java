@@ -81,10 +81,18 @@ final class FabricDomain implements AutoCloseable {
      */
     final boolean refusalDropsConnection;
     /**
-     * Whether receives are posted for the peer's address only ({@code FI_DIRECTED_RECV}): messages from anybody
-     * else never match them. Without it, any sender that reaches the endpoint's address would be received.
+     * Whether completions carry the sender's {@code fi_addr_t} ({@code FI_SOURCE}): an endpoint then drops every
+     * message that does not come from its peer, and posts its buffer again. Without it, any sender that reaches the
+     * endpoint's address would be received.
+     *
+     * <p>Not {@code FI_DIRECTED_RECV}: libfabric 1.17's sockets matches a message whose sender is not in the AV
+     * ({@code FI_ADDR_NOTAVAIL}, which equals {@code FI_ADDR_UNSPEC}) to any directed receive
+     * ({@code sock_rx_entry.c}), so a stranger's messages were delivered; and tcp;ofi_rxm keeps a stranger's messages
+     * that match no directed receive as unexpected messages for the endpoint's life, one 16 KiB receive buffer
+     * each (100 000 messages of 1 KiB: +1.6 GiB resident here). A receive for any source that drops the stranger's
+     * message empties that queue as fast as the endpoint polls.
      */
-    final boolean directedReceives;
+    final boolean reportsSource;
     /** {@code fi_info->addr_format}: the form of every endpoint name of this domain. */
     final int addrFormat;
     /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
@@ -116,7 +124,7 @@ final class FabricDomain implements AutoCloseable {
         this.sharesPeerMappings = "shm".equals(provider);
         this.refusalDropsConnection = !"sockets".equals(provider) && !"shm".equals(provider);
         this.addrFormat = FiInfo.addrFormat(info);
-        this.directedReceives = (FiInfo.caps(info) & FI_DIRECTED_RECV) != 0;
+        this.reportsSource = (FiInfo.caps(info) & FI_SOURCE) != 0;
     }
 
     /** Endpoints opened and not yet let go of. */
@@ -141,12 +149,12 @@ final class FabricDomain implements AutoCloseable {
      */
     static FabricDomain open(String provider, int dataProgress) {
         Libfabric.ensureAvailable();
-        // Directed receives first: a receive then matches only messages from the connection's peer, so a stranger
-        // who learned an endpoint's address cannot feed its receive(). Then without atomics, then without either.
+        // Source addresses first: every arrival then says who sent it, so a stranger who learned an endpoint's
+        // address cannot feed its receive(). Then without atomics, then without either.
         MemorySegment info = null;
         boolean atomics = false;
-        for (long caps : new long[]{WANTED_CAPS | FI_DIRECTED_RECV, WANTED_CAPS,
-                (WANTED_CAPS & ~FI_ATOMIC) | FI_DIRECTED_RECV, WANTED_CAPS & ~FI_ATOMIC}) {
+        for (long caps : new long[]{WANTED_CAPS | FI_SOURCE, WANTED_CAPS,
+                (WANTED_CAPS & ~FI_ATOMIC) | FI_SOURCE, WANTED_CAPS & ~FI_ATOMIC}) {
             info = getinfo(provider, caps, dataProgress);
             if (info != null) {
                 atomics = (caps & FI_ATOMIC) != 0;

@@ -19,6 +19,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
+
 /**
  * Accepts bootstrap connections on a TCP port and turns each into an endpoint after the connection handshake. The
  * accept thread only admits ({@link AdmissionControl}: a connection beyond the listener's bounds is closed at once)
@@ -100,6 +102,7 @@ final class FabricListener implements Listener {
 
     private void setUp(Socket plain, AdmissionControl.Ticket ticket) {
         AtomicReference<FabricDomain.EndpointHandles> handles = new AtomicReference<>();
+        long[] peer = {FI_ADDR_NOTAVAIL};
         Socket s = plain;
         try {
             plain.setTcpNoDelay(true);
@@ -121,11 +124,14 @@ final class FabricListener implements Listener {
                             FabricDomain.EndpointHandles h = transport.fabricEndpoint();
                             handles.set(h);
                             transport.checkPeerName(name, io.getInetAddress());
+                            // In the AV before the client learns our name, so whatever it sends names it as sender.
+                            peer[0] = transport.connectPeer(h, name);
                             return h.name();
                         }
                     });
+            Bootstrap.awaitReady(io, deadline); // the client has us in its AV: ours may send
             io.setSoTimeout(0);
-            EndpointEngine e = transport.newEndpoint(handles.get(), clientName, io,
+            EndpointEngine e = transport.newEndpoint(handles.get(), peer[0], io,
                     "fabric://" + io.getRemoteSocketAddress());
             handles.set(null); // the endpoint owns them now
             ticket.established();
@@ -139,7 +145,7 @@ final class FabricListener implements Listener {
             log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), e);
             FabricDomain.EndpointHandles h = handles.get();
             if (h != null) {
-                transport.closeHandles(h);
+                transport.closeHandles(h, peer[0]);
             }
             Bootstrap.closeQuietly(s);
             Bootstrap.closeQuietly(plain);

@@ -172,6 +172,7 @@ public final class FabricTransport extends AbstractTransport {
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             Socket plain = new Socket();
             Socket s = plain;
+            long peer = FI_ADDR_NOTAVAIL;
             try {
                 long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
                 plain.setTcpNoDelay(true);
@@ -184,16 +185,18 @@ public final class FabricTransport extends AbstractTransport {
                         Handshake.KIND_FABRIC, Bootstrap.service(fabric.provider, eagerSize), h.name());
                 checkPeerName(peerName, s.getInetAddress());
                 s.setSoTimeout(0);
-                return newEndpoint(h, peerName, s, a.uri());
+                peer = connectPeer(h, peerName);
+                Bootstrap.sendReady(s); // the listener's endpoint may send to ours from now on
+                return newEndpoint(h, peer, s, a.uri());
             } catch (IOException e) {
                 Bootstrap.closeQuietly(s);
                 Bootstrap.closeQuietly(plain);
-                closeHandles(h);
+                closeHandles(h, peer);
                 throw new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 Bootstrap.closeQuietly(s);
                 Bootstrap.closeQuietly(plain);
-                closeHandles(h);
+                closeHandles(h, peer);
                 throw e;
             }
         }).subscribeOn(Schedulers.boundedElastic());
@@ -238,7 +241,8 @@ public final class FabricTransport extends AbstractTransport {
             refuseSameProcessAttach(name);
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             try {
-                return newEndpoint(h, name, null, "fabric-raw://" + java.util.HexFormat.of().formatHex(name));
+                return newEndpoint(h, connectPeer(h, name), null, "fabric-raw://"
+                        + java.util.HexFormat.of().formatHex(name));
             } catch (RuntimeException e) {
                 closeHandles(h);
                 throw e;
@@ -280,12 +284,16 @@ public final class FabricTransport extends AbstractTransport {
         }
     }
 
+    /** Puts a peer's (checked) name into the AV for endpoint {@code h}; returns its {@code fi_addr_t}. */
+    long connectPeer(FabricDomain.EndpointHandles h, byte[] peerName) {
+        return fabric.connectPeer(h, peerName);
+    }
+
     /**
-     * Wires up an endpoint once both names are known (bootstrap threads). On failure the endpoint is let go here,
-     * its peer removed from the AV again.
+     * Wires up an endpoint once its peer ({@code peer}, from {@link #connectPeer}) is in the AV (bootstrap threads).
+     * On failure the endpoint is let go here, its peer removed from the AV again.
      */
-    EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, byte[] peerName, Socket socket, String remote) {
-        long peer = fabric.connectPeer(h, peerName);
+    EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote) {
         try {
             return wire(h, peer, socket, remote);
         } catch (RuntimeException | IOException e) {
@@ -330,7 +338,12 @@ public final class FabricTransport extends AbstractTransport {
 
     /** Lets go of an endpoint that never got wired up (or already was let go: then nothing happens). */
     void closeHandles(FabricDomain.EndpointHandles h) {
-        fabric.closeEndpoint(h, FI_ADDR_NOTAVAIL, () -> { });
+        closeHandles(h, FI_ADDR_NOTAVAIL);
+    }
+
+    /** As {@link #closeHandles(FabricDomain.EndpointHandles)}, with its peer ({@code FI_ADDR_NOTAVAIL}: none) leaving the AV. */
+    void closeHandles(FabricDomain.EndpointHandles h, long peer) {
+        fabric.closeEndpoint(h, peer, () -> { });
     }
 
     @Override

@@ -47,6 +47,10 @@ import static dev.rivulet.rdma.libfabric.FiConstants.*;
  *   <li><b>NO_RESOURCE</b>: {@code -FI_EAGAIN} from a post, or no free context slot.</li>
  *   <li><b>Errors</b>: {@code fi_cq_readerr} entries become typed exceptions with {@code fi_strerror} and the
  *       provider's own text.</li>
+ *   <li><b>Strangers</b>: with {@code FI_SOURCE}, a receive that completes with another sender than the peer's
+ *       {@code fi_addr_t} is dropped unread and its buffer posted again, so nothing a stranger sends reaches the
+ *       engine: no message, no credit, no close. A receive the provider truncated held a message larger than the
+ *       agreed eager size, which the peer never sends: dropped the same way, not a reason to end the endpoint.</li>
  * </ul>
  * Progress thread only.
  */
@@ -75,6 +79,8 @@ final class FabricWire implements Wire {
 
     /** Linux EPIPE; libfabric passes errno values through (FiConstants has no FI_EPIPE). */
     private static final int EPIPE = 32;
+    /** {@code arrivedLen} of a receive that held a stranger's message: dropped in its turn, its buffer replaced. */
+    private static final long STRANGER = -2;
 
     private final FabricDomain fabric;
     private final ProgressLoop loop;
@@ -95,6 +101,10 @@ final class FabricWire implements Wire {
     private final Arena arena = Arena.ofShared();
     private final ContextSlots slots;
     private final MemorySegment entries;
+    /** The sender of each entry of the last CQ batch ({@code FI_SOURCE}). */
+    private final MemorySegment sources;
+    /** Messages dropped because they did not come from the peer. */
+    private long strangersDropped;
     private final MemorySegment errEntry;
     private final MemoryRegion scratch;
     private final MemorySegment[] msgs;
@@ -167,6 +177,7 @@ final class FabricWire implements Wire {
         this.arrivedWord = new long[slotCount];
         this.rndvWindows = new Grant[slotCount];
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
+        this.sources = arena.allocate(ValueLayout.JAVA_LONG, CQ_BATCH);
         this.errEntry = FiCqErrEntry.allocate(arena);
         this.scratch = memory.register(arena.allocate((long) ATOMIC_SCRATCH * slotCount, 64), Access.LOCAL);
         MemorySegment msgScratch = arena.allocate(MSG_SCRATCH * slotCount, 64);
@@ -306,8 +317,9 @@ final class FabricWire implements Wire {
             b.release();
             return false;
         }
-        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(),
-                fabric.directedReceives ? peer : FI_ADDR_UNSPEC, slots.context(slot));
+        // For any sender: a stranger's message is dropped by its source (FabricDomain#reportsSource).
+        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(), FI_ADDR_UNSPEC,
+                slots.context(slot));
         if (rc == 0) {
             postedOrder[(orderHead + orderCount++) % postedOrder.length] = slot;
             return true;
@@ -444,12 +456,14 @@ final class FabricWire implements Wire {
             return drainAfterClose(events);
         }
         int work = 0;
+        boolean withSource = fabric.reportsSource;
         for (;;) {
-            long n = FidCq.read(cq, entries, CQ_BATCH);
+            long n = withSource ? FidCq.readfrom(cq, entries, CQ_BATCH, sources) : FidCq.read(cq, entries, CQ_BATCH);
             if (n > 0) {
-                for (int i = 0; i < n; i++) {
+                for (int i = 0; i < n && !closed; i++) {
                     complete(events, FiCqDataEntry.opContextAddress(entries, i), FiCqDataEntry.len(entries, i),
-                            FiCqDataEntry.data(entries, i));
+                            FiCqDataEntry.data(entries, i),
+                            withSource ? sources.getAtIndex(ValueLayout.JAVA_LONG, i) : peer);
                 }
                 work += (int) n;
                 if (n < CQ_BATCH || closed) {
@@ -496,14 +510,14 @@ final class FabricWire implements Wire {
         return work;
     }
 
-    private void complete(WireEvents events, long context, long len, long data) {
+    private void complete(WireEvents events, long context, long len, long data, long source) {
         int slot = slots.slotOf(context);
         if (slot < 0) {
             return; // an inject: no context of ours
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
             arrived[slot] = true;
-            arrivedLen[slot] = len;
+            arrivedLen[slot] = source == peer ? len : STRANGER;
             arrivedWord[slot] = data;
             deliverInOrder(events);
             return;
@@ -607,6 +621,17 @@ final class FabricWire implements Wire {
     }
 
     private void deliver(WireEvents events, Buffer b, long len, long data) {
+        if (len == STRANGER) {
+            // Unread; a fresh buffer takes its place so the credits granted to the peer stay covered.
+            b.release();
+            controlToPost++;
+            postPendingReceives();
+            if (Long.bitCount(++strangersDropped) == 1) {
+                org.slf4j.LoggerFactory.getLogger(FabricWire.class).warn("endpoint to {} has dropped {} message(s) "
+                        + "that did not come from its peer", remoteAddress, strangersDropped);
+            }
+            return;
+        }
         if (len < 0) {
             b.release(); // a receive that failed; the endpoint was told when it failed
             return;
@@ -653,10 +678,13 @@ final class FabricWire implements Wire {
             return;
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
+            // Larger than the eager size both sides agreed on in the hello: not the peer's. Error entries carry no
+            // sender, and ending the endpoint here would let anyone who can reach it close it.
+            boolean stranger = err == FI_ETRUNC || err == FI_EMSGSIZE;
             arrived[slot] = true;
-            arrivedLen[slot] = -1; // released, in its turn, by deliverInOrder
+            arrivedLen[slot] = stranger ? STRANGER : -1; // released, in its turn, by deliverInOrder
             deliverInOrder(events);
-            if (err != FI_ECANCELED) {
+            if (!stranger && err != FI_ECANCELED && !closed) {
                 broken(events, new ConnectionLostException("receive failed", fabric.provider, err, text, null));
             }
             return;
@@ -849,6 +877,11 @@ final class FabricWire implements Wire {
                             Libfabric.strerror(code), null);
             default -> new ProviderException(call + " failed", fabric.provider, code, Libfabric.strerror(code), null);
         };
+    }
+
+    /** Messages this endpoint dropped because they did not come from its peer. Progress thread only. */
+    long strangersDropped() {
+        return strangersDropped;
     }
 
     @Override

@@ -2,16 +2,17 @@ package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.conformance.Messages;
 import dev.rivulet.conformance.Pair;
+import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.ControlWord;
-import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.rdma.libfabric.FiCqDataEntry;
 import dev.rivulet.rdma.libfabric.FidCq;
 import dev.rivulet.rdma.libfabric.FidEp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,78 +23,70 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
 import static dev.rivulet.rdma.libfabric.FiConstants.FI_EAGAIN;
+import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A stranger that learned a Rivulet endpoint's fabric address (it is no secret: anyone on the path sees it) sends it
- * messages straight through libfabric, skipping the bootstrap: none may reach {@code receive()}, cost a credit, or
- * disturb the real peer's traffic.
+ * A stranger that learned a Rivulet endpoint's fabric address (it is no secret: anyone on the path sees it, and a
+ * tcp endpoint's port can be found by scanning) sends it messages straight through libfabric, skipping the
+ * bootstrap: data words granting itself credits, bare credit words, and one message larger than any the peer sends.
+ * None may reach {@code receive()}, count as a credit, or end the endpoint; the real peer's traffic goes on.
+ *
+ * <p>The stranger opens its own fabric, domain and AV, as another program would, so the endpoint's AV does not know
+ * it. shm is not run here: libfabric 1.17's shm reports a sender its receiver does not know as {@code fi_addr_t} 0,
+ * the first peer of the receiver's AV, so the endpoint whose peer holds 0 cannot tell the stranger from its peer
+ * (and any process of the same user can write an shm endpoint's region, or its memory, anyway).
  */
 @Timeout(60)
 class FabricStrangerTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private final List<Transport> transports = new ArrayList<>();
+    private static final int STRANGER_MESSAGES = 16;
 
-    @BeforeEach
-    void requireLibfabric() {
-        assumeTrue(new FabricTransportProvider().availability().available(),
-                () -> new FabricTransportProvider().availability().reason());
-        LeakDetector.enable();
-        LeakDetector.reset();
-    }
+    abstract static class OnProvider {
+        private final List<Transport> transports = new ArrayList<>();
 
-    @AfterEach
-    void close() {
-        transports.forEach(Transport::dispose);
-        LeakDetector.disable();
-    }
+        abstract String provider();
 
-    private FabricTransport open() {
-        FabricTransport t = (FabricTransport) new FabricTransportProvider().open(TransportConfig.defaults()
-                .option("provider", "tcp"));
-        transports.add(t);
-        return t;
-    }
+        @BeforeEach
+        void requireLibfabric() {
+            assumeTrue(new FabricTransportProvider().availability().available(),
+                    () -> new FabricTransportProvider().availability().reason());
+            LeakDetector.enable();
+            LeakDetector.reset();
+        }
 
-    @Test
-    void messagesFromAnAddressThatIsNotThePeerNeverReachReceive() throws Exception {
-        FabricTransport server = open();
-        FabricTransport client = open();
-        Pair pair = Pair.connect(server, client, "fabric://127.0.0.1:0?provider=tcp");
-        List<Long> received = new CopyOnWriteArrayList<>();
-        pair.server().receive().subscribe(b -> {
-            received.add(Messages.seq(b));
-            b.release();
-        });
-        byte[] target = server.fabricName(pair.server());
+        @AfterEach
+        void close() {
+            transports.forEach(Transport::dispose);
+            LeakDetector.disable();
+        }
 
-        FabricDomain stranger = FabricDomain.open("tcp", dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC);
-        FabricDomain.EndpointHandles h = stranger.openEndpoint(64, false);
-        try (Arena arena = Arena.ofShared()) {
-            long to = stranger.insert(target);
-            MemorySegment buf = arena.allocate(64);
-            Messages.fill(buf, 666);
-            MemorySegment entries = FiCqDataEntry.allocateArray(arena, 8);
-            int sent = 0;
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (sent < 16 && System.nanoTime() < deadline) {
-                long rc = FidEp.senddata(h.ep(), buf, 64, MemorySegment.NULL,
-                        ControlWord.encode(ControlWord.DATA, 1000), to, MemorySegment.NULL);
-                if (rc == 0) {
-                    sent++;
-                } else if (rc != -FI_EAGAIN) {
-                    break; // refused outright: even better
-                }
-                FidCq.read(h.cq(), entries, 8);
-            }
-            for (int i = 0; i < 200; i++) {
-                FidCq.read(h.cq(), entries, 8);
-                Thread.sleep(5);
-            }
-            // the real peer is unaffected and its messages alone arrive
+        private FabricTransport open() {
+            FabricTransport t = (FabricTransport) new FabricTransportProvider().open(TransportConfig.defaults()
+                    .option("provider", provider()));
+            transports.add(t);
+            return t;
+        }
+
+        @Test
+        void messagesFromAnAddressThatIsNotThePeerNeverReachReceiveNorCountAsCredits() throws Exception {
+            FabricTransport server = open();
+            FabricTransport client = open();
+            Pair pair = Pair.connect(server, client, "fabric://127.0.0.1:0?provider=" + provider());
+            List<Long> received = new CopyOnWriteArrayList<>();
+            pair.server().receive().subscribe(b -> {
+                received.add(Messages.seq(b));
+                b.release();
+            });
+            // The client never asks for messages, so it grants the server no credit: any the server counts came
+            // from the stranger.
+            int sent = strangerSends(server.fabricName(pair.server()), FabricTransport.DEFAULT_EAGER);
+            assertThat(sent).as("the stranger's messages left its endpoint").isGreaterThan(0);
+
             for (int i = 0; i < 4; i++) {
                 pair.client().send(Messages.make(pair.client().memory(), i, 64)).block(TIMEOUT);
             }
@@ -101,11 +94,75 @@ class FabricStrangerTest {
             while (received.size() < 4 && System.nanoTime() < end) {
                 Thread.sleep(10);
             }
-            assertThat(received).containsExactly(0L, 1L, 2L, 3L);
-        } finally {
-            stranger.closeEndpoint(h, dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL, () -> { });
-            stranger.close();
+            assertThat(received).as("only the peer's messages, in order").containsExactly(0L, 1L, 2L, 3L);
+            EndpointStats stats = pair.server().stats().block(TIMEOUT);
+            assertThat(stats.creditsReceived()).as("credits the stranger granted itself").isZero();
+            assertThat(stats.messagesReceived()).isEqualTo(4);
+            assertThat(pair.server().isDisposed()).as("a stranger's oversized message does not end the endpoint")
+                    .isFalse();
+            pair.close();
+            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
         }
-        pair.close();
+
+        /**
+         * Sends, from an endpoint of a fabric of its own, {@link #STRANGER_MESSAGES} data words with a credit grant
+         * each, as many credit words, and one message of {@code eager + 1} bytes; returns how many left.
+         */
+        private int strangerSends(byte[] target, int eager) throws InterruptedException {
+            FabricDomain stranger = FabricDomain.open(provider(), FI_PROGRESS_UNSPEC);
+            FabricDomain.EndpointHandles h = stranger.openEndpoint(64, false);
+            int sent = 0;
+            try (Arena arena = Arena.ofShared()) {
+                long to = stranger.insert(target);
+                MemorySegment small = arena.allocate(64);
+                Messages.fill(small, 666);
+                MemorySegment big = arena.allocate(eager + 1);
+                MemorySegment entries = FiCqDataEntry.allocateArray(arena, 8);
+                long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                while (sent < 2 * STRANGER_MESSAGES + 1 && System.nanoTime() < deadline) {
+                    long rc;
+                    if (sent < STRANGER_MESSAGES) {
+                        rc = FidEp.senddata(h.ep(), small, 64, MemorySegment.NULL,
+                                ControlWord.encode(ControlWord.DATA, 1000), to, MemorySegment.NULL);
+                    } else if (sent < 2 * STRANGER_MESSAGES) {
+                        rc = FidEp.injectdata(h.ep(), MemorySegment.NULL, 0,
+                                ControlWord.encode(ControlWord.CREDIT, 1000), to);
+                    } else {
+                        rc = FidEp.senddata(h.ep(), big, eager + 1, MemorySegment.NULL,
+                                ControlWord.encode(ControlWord.DATA, 1), to, MemorySegment.NULL);
+                    }
+                    if (rc == 0) {
+                        sent++;
+                    } else if (rc != -FI_EAGAIN) {
+                        break; // refused outright: even better
+                    }
+                    FidCq.read(h.cq(), entries, 8);
+                }
+                for (int i = 0; i < 200; i++) {
+                    FidCq.read(h.cq(), entries, 8);
+                    Thread.sleep(5);
+                }
+            } finally {
+                stranger.closeEndpoint(h, FI_ADDR_NOTAVAIL, () -> { });
+                stranger.close();
+            }
+            return sent;
+        }
+    }
+
+    @Nested
+    class Tcp extends OnProvider {
+        @Override
+        String provider() {
+            return "tcp";
+        }
+    }
+
+    @Nested
+    class Sockets extends OnProvider {
+        @Override
+        String provider() {
+            return "sockets";
+        }
     }
 }
