@@ -50,6 +50,22 @@ class FabricCrossProcessTest {
         }
     }
 
+    /** Both processes with TLS on the bootstrap connection, configured as options (as a process reads them). */
+    @Nested
+    class TcpTls extends OnProvider {
+        @Override
+        String name() {
+            return "tcp";
+        }
+
+        @Override
+        protected Map<String, String> options() {
+            Map<String, String> o = new java.util.HashMap<>(dev.rivulet.conformance.TestCertificates.options("server"));
+            o.put("provider", "tcp");
+            return o;
+        }
+    }
+
     @Nested
     class Sockets extends OnProvider {
         @Override

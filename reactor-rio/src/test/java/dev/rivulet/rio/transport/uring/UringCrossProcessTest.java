@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The two-process part of the conformance kit over io_uring, on IPv4 and IPv6 loopback, and on IPv4 with a shared
- * secret.
+ * secret and with TLS.
  */
 class UringCrossProcessTest {
 
@@ -45,6 +45,20 @@ class UringCrossProcessTest {
         @Override
         protected Map<String, String> options() {
             return Map.of("security.secret", UringAuthenticatedConformanceTest.SECRET);
+        }
+
+        @Override
+        protected String peerBindAddress() {
+            return "uring://127.0.0.1:0";
+        }
+    }
+
+    /** Both processes over TLS with mutual certificates, configured as options (as a process reads them). */
+    @Nested
+    class TlsIpv4 extends OnLoopback {
+        @Override
+        protected Map<String, String> options() {
+            return dev.rivulet.conformance.TestCertificates.options("server");
         }
 
         @Override
