@@ -115,6 +115,11 @@ final class FabricWire implements Wire {
     private final java.util.function.Consumer<Boolean> onClose;
     /** Whether this wire told the engine the connection is broken (the peer then sees an abort, not a goodbye). */
     private boolean brokenReported;
+    /** A connection error an operation reported, and when: the endpoint breaks unless the peer's goodbye follows. */
+    private TransportException pendingLoss;
+    private long lossNoticed;
+    /** How long a lost operation waits for the peer's goodbye before it breaks the endpoint. */
+    private static final long LOSS_GRACE_NANOS = 500_000_000L;
     private TransportException breakCause;
     private Runnable beforeClose = () -> { };
     private int receivesToPost;
@@ -497,6 +502,11 @@ final class FabricWire implements Wire {
         if (readingSlot < 0 && orderCount > 0) {
             deliverInOrder(events); // a rendezvous read that found no resources last time
         }
+        if (pendingLoss != null && !peerClosed && !peerEventReported
+                && loop.coarseNanos() - lossNoticed > LOSS_GRACE_NANOS) {
+            broken(events, pendingLoss);
+            return work + 1;
+        }
         if (!peerEventReported && (peerClosed || peerLost)) {
             peerEventReported = true;
             work++;
@@ -717,10 +727,13 @@ final class FabricWire implements Wire {
                     broken(events, new ConnectionLostException("the " + fabric.provider + " provider ends its "
                             + "connection after a refused one-sided operation; the endpoint is closed",
                             fabric.provider, err, text, null));
-                } else if (error instanceof ConnectionLostException) {
+                } else if (error instanceof ConnectionLostException && pendingLoss == null) {
                     // A message or operation lost with the connection: the credits and order behind it cannot be
-                    // trusted any more.
-                    broken(events, error);
+                    // trusted any more. But a peer that closes gracefully resets sends still on their way too, and
+                    // its goodbye may reach the bootstrap channel a moment after that: the endpoint breaks only if
+                    // no goodbye comes within the grace period.
+                    pendingLoss = error;
+                    lossNoticed = loop.coarseNanos();
                 }
             }
         }
