@@ -1,0 +1,108 @@
+package dev.rivulet.faults;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Scenario 4: the client's veth is set down ({@code ip link set down}) in the middle of a 16 MiB put, which a
+ * {@link #RATE} token bucket on that veth stretches over a few seconds.
+ *
+ * <ul>
+ *   <li>Back up after {@link #SHORT_CUT_MS}, within the peer timeout: the put completes and the server's window
+ *       holds exactly the put's bytes.</li>
+ *   <li>Down for {@link #LONG_CUT_MS}, past a 1 s peer timeout: the put fails with {@code ConnectionLostException}
+ *       within the peer timeout plus slack of the cut, and the server's endpoint ends too. Needs heartbeats in the
+ *       transport (tag {@code liveness}).</li>
+ * </ul>
+ * Neither may hang: the client reports TIMEOUT after a guard instead.
+ */
+class LinkCutTest extends NamespaceScenario {
+
+    static final String RATE = "40mbit";
+    static final long PUT_SIZE = 16L << 20;
+    static final long CUT_AFTER_MS = 800;
+    static final long SHORT_CUT_MS = 1_500;
+    static final long LONG_CUT_MS = 4_000;
+    static final List<String> CUT_TOLERANT_LIVENESS = List.of("liveness.heartbeatInterval=500ms",
+            "liveness.peerTimeout=5s", "liveness.writeTimeout=5s");
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FaultTransport.class)
+    @Timeout(120)
+    void aLargePutCompletesWhenTheLinkComesBackWithinThePeerTimeout(FaultTransport transport, TestInfo info)
+            throws Exception {
+        FaultSession s = start(transport, "verify", CUT_TOLERANT_LIVENESS, info);
+        String handle = s.connect();
+        net.client().shaper().limit(RATE);
+        s.client().send("PUT handle=" + handle + " size=" + PUT_SIZE + " timeout=60000");
+        s.client().await("PUT", l -> l.fields().containsKey("started"), FaultSession.STEP);
+        Thread.sleep(CUT_AFTER_MS);
+        long cutAt = PeerConsole.now();
+        net.client().linkDown();
+        Thread.sleep(SHORT_CUT_MS);
+        net.client().linkUp();
+        long upAt = PeerConsole.now();
+
+        Line put = s.client().await("PUT", l -> l.fields().containsKey("end"), Duration.ofSeconds(70));
+        net.client().shaper().clear();
+        assertThat(put.get("end")).as("%s", put).isEqualTo("OK");
+        assertThat(put.getLong("at")).as("the put was still in flight when the link went down")
+                .isGreaterThan(upAt);
+        assertThat(s.serverChecksum(0, put.getLong("size"))).as("the server's window holds the put's bytes")
+                .isEqualTo(put.get("crc"));
+        s.closeClient();
+        s.assertBothRecovered();
+
+        FaultReport.record(String.format("link cut %s: %s put at %s with the link down %d ms from %d ms in: done "
+                        + "in %d ms, %d ms after the link came back", transport, FaultReport.mb(put.getLong("size")),
+                RATE, SHORT_CUT_MS, CUT_AFTER_MS, put.getLong("ms"), put.getLong("at") - upAt));
+        assertThat(cutAt).isPositive();
+    }
+
+    @Tag("liveness")
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FaultTransport.class)
+    @Timeout(120)
+    void aLargePutFailsWithConnectionLostWhenTheLinkStaysDownPastThePeerTimeout(FaultTransport transport,
+                                                                               TestInfo info) throws Exception {
+        FaultSession s = start(transport, "verify", SHORT_LIVENESS, info);
+        String handle = s.connect();
+        net.client().shaper().limit(RATE);
+        s.client().send("PUT handle=" + handle + " size=" + PUT_SIZE + " timeout=20000");
+        s.client().await("PUT", l -> l.fields().containsKey("started"), FaultSession.STEP);
+        Thread.sleep(CUT_AFTER_MS);
+        long cutAt = PeerConsole.now();
+        net.client().linkDown();
+        Line put;
+        try {
+            put = s.client().await("PUT", l -> l.fields().containsKey("end"), Duration.ofSeconds(30));
+        } finally {
+            long downFor = PeerConsole.now() - cutAt;
+            if (downFor < LONG_CUT_MS) {
+                Thread.sleep(LONG_CUT_MS - downFor);
+            }
+            net.client().linkUp();
+            net.client().shaper().clear();
+        }
+        Line serverEnd = s.awaitServer("ENDED", Duration.ofSeconds(30));
+
+        assertThat(put.get("end")).as("%s", put).isEqualTo("ConnectionLostException");
+        assertThat(put.getLong("at") - cutAt).as("ms from the cut to the failure")
+                .isLessThanOrEqualTo(SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
+        assertThat(serverEnd.getLong("at") - cutAt).as("ms from the cut to the server's endpoint ending")
+                .isLessThanOrEqualTo(SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
+        s.assertBothRecovered();
+
+        FaultReport.record(String.format("link cut %s, peer timeout 1 s, link down %d ms: put failed %d ms and the "
+                + "server's endpoint ended %d ms after the cut", transport, LONG_CUT_MS, put.getLong("at") - cutAt,
+                serverEnd.getLong("at") - cutAt));
+    }
+}
