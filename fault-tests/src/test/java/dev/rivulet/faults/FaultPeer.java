@@ -9,7 +9,6 @@ import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryRegion;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.SignalType;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +33,7 @@ import java.util.zip.CRC32C;
  * READY
  * ACCEPTED id=.. remote=..       per endpoint
  * GRANT id=.. handle=..hex..     that endpoint's grant, as RemoteMemory.toBytes() in hex
- * RECEIVED id=.. count=.. bytes=.. bad=.. end=complete|cancel|ExceptionName at=.. -- first problem
+ * RECEIVED id=.. count=.. bytes=.. bad=.. end=complete|ExceptionName at=.. -- first problem
  * ECHO id=.. end=OK|ExceptionName at=..
  * ENDED id=.. at=..              the endpoint closed, whichever side closed it
  * CHECKSUM offset=.. length=.. crc=..   answer to "CHECKSUM offset=.. length=.."
@@ -86,30 +85,29 @@ public final class FaultPeer {
         Grant grant = ep.grant(region.slice(), Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
         console.say("GRANT", "id", id, "handle", HexFormat.of().formatHex(grant.remote().toBytes()));
         StreamChecker checker = new StreamChecker();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // how the incoming stream ended; in echo mode a failed echo cancels it, and then the echo's error says why
+        AtomicReference<String> end = new AtomicReference<>();
         Flux<Buffer> incoming = ep.receive()
                 .doOnNext(checker::check)
-                .doOnError(failure::set)
-                .doFinally(signal -> console.say(Line.format("RECEIVED", "id", id, "count", checker.count(),
-                        "bytes", checker.bytes(), "bad", checker.bad(), "end", end(signal, failure.get()),
-                        "at", PeerConsole.now()) + " -- " + checker.firstProblem()));
+                .doOnError(e -> end.compareAndSet(null, PeerConsole.errorName(e)))
+                .doOnComplete(() -> end.compareAndSet(null, "complete"));
+        Runnable report = () -> console.say(Line.format("RECEIVED", "id", id, "count", checker.count(),
+                "bytes", checker.bytes(), "bad", checker.bad(), "end", end.get(), "at", PeerConsole.now())
+                + " -- " + checker.firstProblem());
         if (echo) {
-            ep.send(incoming).subscribe(null,
-                    e -> console.say("ECHO", "id", id, "end", PeerConsole.errorName(e), "at", PeerConsole.now()),
-                    () -> console.say("ECHO", "id", id, "end", "OK", "at", PeerConsole.now()));
+            ep.send(incoming).subscribe(null, e -> {
+                end.compareAndSet(null, PeerConsole.errorName(e));
+                console.say("ECHO", "id", id, "end", PeerConsole.errorName(e), "at", PeerConsole.now());
+                report.run();
+            }, () -> {
+                console.say("ECHO", "id", id, "end", "OK", "at", PeerConsole.now());
+                report.run();
+            });
         } else {
-            incoming.subscribe(Buffer::release, e -> { });
+            incoming.subscribe(Buffer::release, e -> report.run(), report);
         }
         ep.onClose().subscribe(null, e -> { },
                 () -> console.say("ENDED", "id", id, "at", PeerConsole.now()));
-    }
-
-    private static String end(SignalType signal, Throwable failure) {
-        return switch (signal) {
-            case ON_COMPLETE -> "complete";
-            case ON_ERROR -> PeerConsole.errorName(failure);
-            default -> "cancel";
-        };
     }
 
     private void command(Line c) {

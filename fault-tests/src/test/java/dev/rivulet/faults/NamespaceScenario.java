@@ -27,6 +27,13 @@ abstract class NamespaceScenario {
     static final List<String> SHORT_LIVENESS = List.of("liveness.heartbeatInterval=300ms",
             "liveness.peerTimeout=1s", "liveness.writeTimeout=2s");
     static final long SHORT_PEER_TIMEOUT_MS = 1_000;
+    static final long SHORT_HEARTBEAT_MS = 300;
+    /**
+     * The earliest a fault can be noticed through {@link #SHORT_LIVENESS}: a healthy connection hears something at
+     * least every heartbeat interval, so the silence that ends it began at most that long (plus a round trip and a
+     * loop tick, {@link #EARLY_MARGIN_MS}) before the fault. Ending sooner means it was not the fault that ended it.
+     */
+    static final long EARLY_MARGIN_MS = 100;
 
     NamespacePair net;
     private FaultSession session;
@@ -90,6 +97,17 @@ abstract class NamespaceScenario {
             ends.add(s.client().await("END", timeout));
         }
         return ends;
+    }
+
+    /**
+     * Checks that {@code line} (with an {@code at} field) came between the earliest and the latest moment
+     * {@link #SHORT_LIVENESS} can notice a fault made at {@code faultAt}.
+     */
+    static void assertLivenessNoticed(Line line, long faultAt, String what) {
+        long after = line.getLong("at") - faultAt;
+        org.assertj.core.api.Assertions.assertThat(after).as("ms from the fault to %s: %s", what, line)
+                .isBetween(SHORT_PEER_TIMEOUT_MS - SHORT_HEARTBEAT_MS - EARLY_MARGIN_MS,
+                        SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
     }
 
     /** A fresh pair of child JVMs for {@code transport}; skips when the transport cannot run here. */

@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <ul>
  *   <li>SIGKILL: the kernel closes the dead process's sockets, so every pending operation ends with
  *       {@code ConnectionLostException} within {@link #KILL_DETECTION_MS}; no liveness needed.</li>
- *   <li>A middlebox resetting every TCP segment ({@code reject with tcp reset}): the same, and the server's endpoint
- *       ends once the resets stop and its next segment is answered.</li>
+ *   <li>A middlebox answering every TCP segment to the server with a reset ({@code reject with tcp reset}): the
+ *       same on the client; the server, whose own segments meet resets the rule swallows, notices through its
+ *       1 s peer timeout ({@link NamespaceScenario#SHORT_LIVENESS}).</li>
  *   <li>SIGSTOP with a 1 s peer timeout: a stopped process's kernel still acknowledges data, so only missing
  *       heartbeat answers reveal it; every pending operation ends with {@code ConnectionLostException} within the
  *       peer timeout plus slack; after SIGCONT the server notices its connection is gone and returns to its
@@ -46,7 +47,7 @@ class PeerDeathTest extends NamespaceScenario {
         List<Line> ends = awaitLoopEnds(s, loops, Duration.ofSeconds(30));
         Line lost = s.client().await("LOST", Duration.ofSeconds(30));
 
-        assertEveryLoopLost(ends, killedAt, KILL_DETECTION_MS);
+        assertEveryLoopLost(transport, ends, killedAt, KILL_DETECTION_MS);
         assertThat(lost.get("flushAfter")).as("an operation issued after the loss").isEqualTo(
                 "ConnectionLostException");
         assertThat(lost.get("onClose")).isEqualTo("OK");
@@ -60,7 +61,7 @@ class PeerDeathTest extends NamespaceScenario {
     @Timeout(120)
     void tcpResetsMidStreamEndEveryPendingOperationWithConnectionLost(FaultTransport transport, TestInfo info)
             throws Exception {
-        FaultSession s = start(transport, "echo", List.of(), info);
+        FaultSession s = start(transport, "echo", SHORT_LIVENESS, info);
         String handle = s.connect();
         int loops = startPendingLoops(s, handle, 20_000);
 
@@ -68,13 +69,17 @@ class PeerDeathTest extends NamespaceScenario {
         net.server().firewall().resetTcp();
         List<Line> ends = awaitLoopEnds(s, loops, Duration.ofSeconds(30));
         Line lost = s.client().await("LOST", Duration.ofSeconds(30));
+        // the server's own segments are answered by resets the rule swallows: only its peer timeout tells it
+        Line serverEnd = s.awaitServer("RECEIVED", Duration.ofSeconds(30));
         net.server().firewall().clear();
-        Line serverEnd = s.awaitServer("ENDED", Duration.ofSeconds(30));
 
-        assertEveryLoopLost(ends, resetAt, KILL_DETECTION_MS);
+        assertEveryLoopLost(transport, ends, resetAt, KILL_DETECTION_MS);
         assertThat(lost.get("flushAfter")).isEqualTo("ConnectionLostException");
         assertThat(lost.get("onClose")).isEqualTo("OK");
-        assertThat(serverEnd).isNotNull();
+        assertThat(serverEnd.get("end")).as("the server's receive stream: %s", serverEnd)
+                .isEqualTo("ConnectionLostException");
+        assertLivenessNoticed(serverEnd, resetAt, "the server noticing");
+        s.awaitServer("ENDED", FaultSession.STEP);
         s.assertBothRecovered();
         report("TCP reset", transport, ends, resetAt);
     }
@@ -99,7 +104,10 @@ class PeerDeathTest extends NamespaceScenario {
         } finally {
             s.server().signal("CONT");
         }
-        assertEveryLoopLost(ends, stoppedAt, SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
+        assertThat(ends).as("how each pending operation ended").allSatisfy(end -> {
+            assertThat(end.get("error")).as("%s", end).isEqualTo("ConnectionLostException");
+            assertLivenessNoticed(end, stoppedAt, "a pending operation ending");
+        });
         assertThat(lost.get("flushAfter")).isEqualTo("ConnectionLostException");
         assertThat(lost.get("onClose")).isEqualTo("OK");
         s.awaitServer("ENDED", Duration.ofSeconds(30));
@@ -107,9 +115,16 @@ class PeerDeathTest extends NamespaceScenario {
         report("SIGSTOP (peer timeout 1 s)", transport, ends, stoppedAt);
     }
 
-    private static void assertEveryLoopLost(List<Line> ends, long faultAt, long boundMs) {
+    private static void assertEveryLoopLost(FaultTransport transport, List<Line> ends, long faultAt, long boundMs) {
+        KnownDefect refusal = KnownDefect.BROKEN_CONNECTION_REPORTED_AS_REFUSAL;
         assertThat(ends).as("how each pending operation ended").allSatisfy(end -> {
-            assertThat(end.get("error")).as("%s", end).isEqualTo("ConnectionLostException");
+            boolean oneSided = List.of("put", "get", "atomic").contains(end.get("op"));
+            if (oneSided && refusal.tolerated(transport) && end.get("error").equals("RemoteAccessException")) {
+                System.out.println("[faults] tolerated on " + transport + " (" + end.get("op") + "): "
+                        + refusal.description());
+            } else {
+                assertThat(end.get("error")).as("%s", end).isEqualTo("ConnectionLostException");
+            }
             assertThat(end.getLong("at") - faultAt).as("ms from the fault to %s", end).isLessThanOrEqualTo(boundMs);
         });
     }
