@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -127,7 +128,7 @@ final class FaultSession implements AutoCloseable {
      * cannot report its own). Files made meanwhile by unrelated processes on the host are not this scenario's.
      */
     void assertNoShmFilesOf(long... pids) {
-        Set<String> ours = java.util.Arrays.stream(pids).mapToObj(Long::toString).collect(Collectors.toSet());
+        Set<String> ours = Arrays.stream(pids).mapToObj(Long::toString).collect(Collectors.toSet());
         List<String> created = shmFiles().stream().filter(f -> !shmBefore.contains(f))
                 .filter(f -> Stream.of(f.split("\\D+")).anyMatch(ours::contains)).toList();
         assertThat(created).as("files this scenario's processes left in /dev/shm").isEmpty();

@@ -1,5 +1,6 @@
 package dev.rivulet.faults;
 
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -69,7 +70,7 @@ final class Firewall {
     }
 
     private void nft(String... args) {
-        HostCommand.run(ns.exec(HostCommand.concat(java.util.List.of("nft"), args)).toArray(String[]::new));
+        HostCommand.run(ns.exec(HostCommand.concat(List.of("nft"), args)).toArray(String[]::new));
     }
 
     private void nftScript(String script) {

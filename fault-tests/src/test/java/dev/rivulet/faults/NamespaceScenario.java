@@ -3,12 +3,16 @@ package dev.rivulet.faults;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -38,6 +42,7 @@ abstract class NamespaceScenario {
     NamespacePair net;
     private FaultSession session;
     private Thread cleanup;
+    private long testStarted;
 
     @BeforeAll
     void createNetwork() {
@@ -62,8 +67,17 @@ abstract class NamespaceScenario {
         }
     }
 
+    @BeforeEach
+    void startClock() {
+        testStarted = System.nanoTime();
+    }
+
     @AfterEach
-    void endSession() {
+    void endSession(TestInfo info) {
+        if (session != null) {
+            FaultReport.record(String.format("%s %s: %d ms (child JVMs, warm-up and checks included)",
+                    getClass().getSimpleName(), info.getDisplayName(), (System.nanoTime() - testStarted) / 1_000_000));
+        }
         try {
             if (net != null) {
                 net.heal();
@@ -85,14 +99,14 @@ abstract class NamespaceScenario {
         int loops = (int) s.client().await("PENDING", l -> l.fields().containsKey("loops"), FaultSession.STEP)
                 .getLong("loops");
         Line running = s.client().await("PENDING", l -> l.fields().containsKey("running"), FaultSession.STEP);
-        org.assertj.core.api.Assertions.assertThat(running.get("running"))
+        assertThat(running.get("running"))
                 .as("every loop completed an operation before the fault").isEqualTo("true");
         return loops;
     }
 
     /** The END line of each of {@code loops} loops, in the order they ended. */
-    static List<Line> awaitLoopEnds(FaultSession s, int loops, java.time.Duration timeout) {
-        List<Line> ends = new java.util.ArrayList<>();
+    static List<Line> awaitLoopEnds(FaultSession s, int loops, Duration timeout) {
+        List<Line> ends = new ArrayList<>();
         for (int i = 0; i < loops; i++) {
             ends.add(s.client().await("END", timeout));
         }
@@ -105,7 +119,7 @@ abstract class NamespaceScenario {
      */
     static void assertLivenessNoticed(Line line, long faultAt, String what) {
         long after = line.getLong("at") - faultAt;
-        org.assertj.core.api.Assertions.assertThat(after).as("ms from the fault to %s: %s", what, line)
+        assertThat(after).as("ms from the fault to %s: %s", what, line)
                 .isBetween(SHORT_PEER_TIMEOUT_MS - SHORT_HEARTBEAT_MS - EARLY_MARGIN_MS,
                         SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
     }

@@ -2,6 +2,8 @@ package dev.rivulet.faults;
 
 import dev.rivulet.core.memory.Buffer;
 
+import java.lang.foreign.ValueLayout;
+
 /**
  * Checks one direction of a stream of {@link StreamMessages} as it arrives: each message must be exactly the next
  * sequence, intact. After a bad message it expects the successor of what arrived, so {@link #bad()} counts incidents
@@ -28,7 +30,7 @@ final class StreamChecker {
         if (firstProblem == null) {
             firstProblem = problem;
         }
-        next = b.length() >= 8 ? b.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) + 1 : next + 1;
+        next = b.length() >= 8 ? b.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0) + 1 : next + 1;
     }
 
     long count() {
