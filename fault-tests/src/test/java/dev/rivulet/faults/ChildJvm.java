@@ -48,6 +48,8 @@ final class ChildJvm implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(ns.exec(java));
         command.addAll(JVM_FLAGS);
+        // a crash report next to the child's log, where the failure message points
+        command.add("-XX:ErrorFile=" + logDir.toAbsolutePath().resolve(name + "-hs_err_%p.log"));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(args);
         try {
