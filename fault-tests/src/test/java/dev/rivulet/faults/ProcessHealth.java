@@ -1,0 +1,100 @@
+package dev.rivulet.faults;
+
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.LeakDetector;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * What a child JVM holds, read from {@code /proc/self} and from Rivulet itself, so the test can compare a surviving
+ * side after a fault with the same side before it: file descriptors by kind (sockets; anonymous inodes such as
+ * io_uring rings, eventfds and epoll sets; pipes; everything else, mostly jar files), native threads with their
+ * names, buffers the {@link LeakDetector} still tracks, the pool's outstanding buffers, open grants, and files in
+ * {@code /dev/shm} that carry this process's pid.
+ */
+record ProcessHealth(int sockets, int anonInodes, int pipes, int otherFds, int threads, int leaks, long poolOutstanding,
+                     int grants, int shmFiles, String threadNames) {
+
+    static ProcessHealth of(Transport transport) {
+        int sockets = 0;
+        int anon = 0;
+        int pipes = 0;
+        int other = 0;
+        for (String target : fdTargets()) {
+            if (target.startsWith("socket:")) {
+                sockets++;
+            } else if (target.startsWith("anon_inode:")) {
+                anon++;
+            } else if (target.startsWith("pipe:")) {
+                pipes++;
+            } else {
+                other++;
+            }
+        }
+        List<String> names = liveThreadNames();
+        return new ProcessHealth(sockets, anon, pipes, other, names.size(), LeakDetector.outstanding(),
+                transport.memory().buffers().outstanding(), transport.memory().grantCount(), shmFilesOfThisProcess(),
+                String.join("|", names));
+    }
+
+    /** The protocol line ({@code kind} is BASELINE or HEALTH); thread names go in the free text. */
+    String line(String kind) {
+        return Line.format(kind, "sockets", sockets, "anon", anonInodes, "pipes", pipes, "otherFds", otherFds,
+                "threads", threads, "leaks", leaks, "pool", poolOutstanding, "grants", grants, "shm", shmFiles)
+                + " -- " + threadNames;
+    }
+
+    static ProcessHealth parse(Line l) {
+        return new ProcessHealth((int) l.getLong("sockets"), (int) l.getLong("anon"), (int) l.getLong("pipes"),
+                (int) l.getLong("otherFds"), (int) l.getLong("threads"), (int) l.getLong("leaks"), l.getLong("pool"),
+                (int) l.getLong("grants"), (int) l.getLong("shm"), l.text());
+    }
+
+    private static List<String> fdTargets() {
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    out.add(Files.readSymbolicLink(fd).toString());
+                } catch (IOException e) {
+                    // closed between listing and reading (the listing's own descriptor): not held
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc/self/fd", e);
+        }
+        return out;
+    }
+
+    private static List<String> liveThreadNames() {
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    names.add(Files.readString(task.resolve("comm")).strip());
+                } catch (IOException e) {
+                    // the thread ended while we looked
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc/self/task", e);
+        }
+        names.sort(null);
+        return names;
+    }
+
+    private static int shmFilesOfThisProcess() {
+        String pid = Long.toString(ProcessHandle.current().pid());
+        try (Stream<Path> files = Files.list(Path.of("/dev/shm"))) {
+            return (int) files.map(p -> p.getFileName().toString())
+                    .filter(n -> List.of(n.split("\\D+")).contains(pid)).count();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}
