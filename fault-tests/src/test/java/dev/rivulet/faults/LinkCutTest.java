@@ -74,8 +74,6 @@ class LinkCutTest extends NamespaceScenario {
     @Timeout(120)
     void aLargePutFailsWithConnectionLostWhenTheLinkStaysDownPastThePeerTimeout(FaultTransport transport,
                                                                                TestInfo info) throws Exception {
-        // without the cut the put already fails there, so the cut would not be what this scenario saw
-        KnownDefect.HEARTBEAT_QUEUED_BEHIND_BULK_DATA.skipUnlessStrict(transport);
         FaultSession s = start(transport, "verify", SHORT_LIVENESS, info);
         String handle = s.connect();
         net.client().shaper().limit(RATE);

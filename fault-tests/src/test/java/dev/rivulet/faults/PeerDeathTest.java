@@ -116,15 +116,8 @@ class PeerDeathTest extends NamespaceScenario {
     }
 
     private static void assertEveryLoopLost(FaultTransport transport, List<Line> ends, long faultAt, long boundMs) {
-        KnownDefect refusal = KnownDefect.BROKEN_CONNECTION_REPORTED_AS_REFUSAL;
-        assertThat(ends).as("how each pending operation ended").allSatisfy(end -> {
-            boolean oneSided = List.of("put", "get", "atomic").contains(end.get("op"));
-            if (oneSided && refusal.tolerated(transport) && end.get("error").equals("RemoteAccessException")) {
-                System.out.println("[faults] tolerated on " + transport + " (" + end.get("op") + "): "
-                        + refusal.description());
-            } else {
-                assertThat(end.get("error")).as("%s", end).isEqualTo("ConnectionLostException");
-            }
+        assertThat(ends).as("how each pending operation ended on %s", transport).allSatisfy(end -> {
+            assertThat(end.get("error")).as("%s", end).isEqualTo("ConnectionLostException");
             assertThat(end.getLong("at") - faultAt).as("ms from the fault to %s", end).isLessThanOrEqualTo(boundMs);
         });
     }

@@ -23,8 +23,6 @@ class SlowLinkTest extends NamespaceScenario {
     @Timeout(120)
     void aSlowButSteadyPutOutlastingThePeerAndWriteTimeoutsCompletes(FaultTransport transport, TestInfo info)
             throws Exception {
-        KnownDefect.HEARTBEAT_QUEUED_BEHIND_BULK_DATA.skipUnlessStrict(transport);
-        KnownDefect.WRITE_TIMEOUT_COUNTS_OPERATION_AGE.skipUnlessStrict(transport);
         FaultSession s = start(transport, "verify", SHORT_LIVENESS, info);
         String handle = s.connect();
         net.client().shaper().limit(LinkCutTest.RATE);

@@ -30,9 +30,7 @@
  *       scenario, killed ones included.</li>
  *   <li><b>Skipping.</b> Without Linux, root, {@code ip}, {@code nft} or {@code tc}, or where namespaces or nftables
  *       do not work (an unprivileged container), every class skips with the reason
- *       ({@link dev.rivulet.faults.FaultHost}); a transport that cannot open here skips its runs. Behaviour a
- *       scenario shows to be wrong today is listed in {@link dev.rivulet.faults.KnownDefect}: skipped or tolerated
- *       by default, shown with {@code -Dfaults.strict=true}.</li>
+ *       ({@link dev.rivulet.faults.FaultHost}); a transport that cannot open here skips its runs.</li>
  * </ul>
  *
  * <h2>Scenarios</h2>

@@ -2,7 +2,13 @@ package dev.rivulet.core.liveness;
 
 /**
  * One connection's liveness bookkeeping, kept by its wire on its progress thread. The hot path costs a plain store:
- * {@link #heard()} on every arrival, {@link #writeStarted}/{@link #writeDone()} around a write the wire waits for.
+ * {@link #heard()} on every arrival, {@link #sent()} on every frame put on the wire, {@link #writeStarted}/
+ * {@link #writeDone()} around a write the wire waits for.
+ *
+ * <p>A side sends a heartbeat when it has <em>sent</em> nothing for a heartbeat interval, so that its peer always
+ * hears from it; the peer timeout counts how long nothing was <em>heard</em>. (Heartbeats driven by silence heard
+ * would fail a bulk transfer over a slow link: the side receiving it hears plenty and says nothing, while the sender's
+ * heartbeat waits behind its own data and its peer's answer never comes in time.)
  * {@link #check(long)} runs every poll with the loop's coarse clock ({@code ProgressLoop.coarseNanos()}, no clock
  * read of its own) and does real work only a few times per heartbeat interval.
  */
@@ -10,7 +16,7 @@ public final class LivenessMonitor {
 
     /** Nothing to do. */
     public static final int OK = 0;
-    /** Send a heartbeat now: nothing was heard for a heartbeat interval. */
+    /** Send a heartbeat now: nothing was sent for a heartbeat interval. */
     public static final int SEND_HEARTBEAT = 1;
     /** Nothing was heard for the peer timeout: the connection is lost. */
     public static final int PEER_TIMEOUT = 2;
@@ -25,9 +31,10 @@ public final class LivenessMonitor {
     private final long checkEveryNanos;
     private final LivenessSettings settings;
     private boolean heardSinceCheck;
+    private boolean sentSinceCheck;
     private long lastHeard;
+    private long lastSent;
     private long lastCheck;
-    private long lastHeartbeat = NONE;
     private long writeSince = NONE;
 
     public LivenessMonitor(LivenessSettings settings, long now) {
@@ -37,6 +44,7 @@ public final class LivenessMonitor {
         this.writeTimeoutNanos = settings.writeTimeout().toNanos();
         this.checkEveryNanos = Math.max(1_000_000L, Math.min(heartbeatNanos, writeTimeoutNanos) / 8);
         this.lastHeard = now;
+        this.lastSent = now;
         this.lastCheck = now;
     }
 
@@ -47,6 +55,11 @@ public final class LivenessMonitor {
     /** Something arrived from the peer. */
     public void heard() {
         heardSinceCheck = true;
+    }
+
+    /** Something left for the peer (any frame: data, credits, answers, a heartbeat). */
+    public void sent() {
+        sentSinceCheck = true;
     }
 
     /** A write the wire waits for was posted (when none was outstanding). */
@@ -75,7 +88,10 @@ public final class LivenessMonitor {
         if (heardSinceCheck) {
             heardSinceCheck = false;
             lastHeard = now;
-            lastHeartbeat = NONE;
+        }
+        if (sentSinceCheck) {
+            sentSinceCheck = false;
+            lastSent = now;
         }
         if (writeSince != NONE && now - writeSince > writeTimeoutNanos) {
             return WRITE_TIMEOUT;
@@ -84,8 +100,8 @@ public final class LivenessMonitor {
         if (silent > peerTimeoutNanos) {
             return PEER_TIMEOUT;
         }
-        if (silent > heartbeatNanos && (lastHeartbeat == NONE || now - lastHeartbeat > heartbeatNanos)) {
-            lastHeartbeat = now;
+        if (now - lastSent > heartbeatNanos) {
+            lastSent = now; // the heartbeat about to go out counts as sent
             return SEND_HEARTBEAT;
         }
         return OK;

@@ -11,8 +11,8 @@ import java.util.Map;
  * How a connection notices a peer that is gone without saying so (a crash behind a firewall, a half-open TCP
  * connection, a stopped process, a partition) or that stopped reading:
  *
- * @param heartbeatInterval a connection that received nothing for this long sends a heartbeat the peer answers, so an
- *                          idle but healthy connection always has traffic ({@code liveness.heartbeatInterval}, 5s)
+ * @param heartbeatInterval a side that sent nothing for this long sends a heartbeat, so its peer hears from a healthy
+ *                          connection at least this often, idle or busy ({@code liveness.heartbeatInterval}, 5s)
  * @param peerTimeout       nothing at all received for this long ends the connection with
  *                          {@code ConnectionLostException} for every pending operation ({@code liveness.peerTimeout},
  *                          20s; more than twice the heartbeat interval)

@@ -34,8 +34,8 @@ import java.util.Arrays;
  *       their sender ({@code FI_SOURCE}) and a message from anyone but the peer is dropped; the sockets provider
  *       keeps reporting a message that arrived before its sender was inserted as coming from nobody, so without
  *       this order the peer's first messages could be dropped as a stranger's.</li>
- *   <li>Afterwards single bytes: {@link #HEARTBEAT} (answered by {@link #HEARTBEAT_ACK}) when nothing was heard for
- *       a heartbeat interval, and {@link #GOODBYE} before a graceful close. Nothing heard for the peer timeout, end
+ *   <li>Afterwards single bytes: {@link #HEARTBEAT} (answered by {@link #HEARTBEAT_ACK}) when this side sent nothing
+ *       for a heartbeat interval, and {@link #GOODBYE} before a graceful close. Nothing heard for the peer timeout, end
  *       of stream without a goodbye, or any other byte means the peer is gone.</li>
  * </ul>
  */
@@ -177,8 +177,8 @@ final class Bootstrap {
         }
 
         /**
-         * Starts watching: heartbeats when nothing was heard for a heartbeat interval, {@code wire.peerGone} on a
-         * goodbye (graceful), an end of stream, an error or silence for the peer timeout.
+         * Starts watching: a heartbeat when this side sent nothing for a heartbeat interval, {@code wire.peerGone} on
+         * a goodbye (graceful), an end of stream, an error or silence for the peer timeout.
          */
         void watch(FabricWire wire, LivenessSettings liveness) {
             Thread.ofVirtual().name("rivulet-fabric-liveness").start(() -> run(wire, liveness));
@@ -206,7 +206,10 @@ final class Bootstrap {
                                 graceful = true;
                                 break loop;
                             }
-                            case HEARTBEAT -> send(HEARTBEAT_ACK);
+                            case HEARTBEAT -> {
+                                send(HEARTBEAT_ACK);
+                                monitor.sent();
+                            }
                             case HEARTBEAT_ACK -> { }
                             default -> {
                                 reason = "peer broke the bootstrap protocol (byte 0x" + Integer.toHexString(b) + ")";
@@ -217,7 +220,7 @@ final class Bootstrap {
                         // nothing arrived this tick: see below
                     }
                     switch (monitor.check(System.nanoTime())) {
-                        case LivenessMonitor.SEND_HEARTBEAT -> send(HEARTBEAT);
+                        case LivenessMonitor.SEND_HEARTBEAT -> send(HEARTBEAT); // quiet for an interval
                         case LivenessMonitor.PEER_TIMEOUT -> {
                             reason = "no sign of life from the peer for " + liveness.peerTimeout()
                                     + " (liveness.peerTimeout)";

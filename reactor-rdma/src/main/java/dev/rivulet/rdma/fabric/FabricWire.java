@@ -88,8 +88,12 @@ final class FabricWire implements Wire {
     private final long writeTimeoutNanos;
     private final long checkEveryNanos;
     private long lastStallCheck;
-    /** When each context slot's operation was posted (coarse clock). */
-    private long[] postedAt;
+    /**
+     * When each context slot's operation must have completed (coarse clock): the write timeout, plus a second per MiB
+     * it moves, since the provider reports no progress inside one operation and a large transfer over a slow link is
+     * not a stalled peer.
+     */
+    private long[] dueBy;
     private final MemoryDomain memory;
     private final Capabilities caps;
     private final String remoteAddress;
@@ -118,6 +122,12 @@ final class FabricWire implements Wire {
     /** A connection error an operation reported, and when: the endpoint breaks unless the peer's goodbye follows. */
     private TransportException pendingLoss;
     private long lossNoticed;
+    /** One-sided operations that failed with ECANCELED, waiting to learn whether the peer is still there. */
+    private final java.util.ArrayDeque<Op> heldRefusals = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<TransportException> heldErrors = new java.util.ArrayDeque<>();
+    private long refusalSeen;
+    /** How long such an operation waits for the bootstrap channel to report a lost peer before it is a refusal. */
+    private static final long REFUSAL_GRACE_NANOS = 250_000_000L;
     /** How long a lost operation waits for the peer's goodbye before it breaks the endpoint. */
     private static final long LOSS_GRACE_NANOS = 500_000_000L;
     private TransportException breakCause;
@@ -175,7 +185,7 @@ final class FabricWire implements Wire {
         this.handles = handles;
         int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
         this.slots = new ContextSlots(arena, slotCount);
-        this.postedAt = new long[slotCount];
+        this.dueBy = new long[slotCount];
         this.postedOrder = new int[slotCount];
         this.arrived = new boolean[slotCount];
         this.arrivedLen = new long[slotCount];
@@ -236,7 +246,7 @@ final class FabricWire implements Wire {
         if (slot < 0) {
             return NO_RESOURCE;
         }
-        postedAt[slot] = loop.coarseNanos();
+        dueBy[slot] = dueBy(b.length());
         long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
                 slots.context(slot));
         return posted(slot, rc, "fi_senddata");
@@ -257,8 +267,8 @@ final class FabricWire implements Wire {
         Buffer rts = memory.allocate(RTS_BYTES);
         int wait = slots.acquire(ContextSlots.RNDV_WAIT, op);
         int sendSlot = slots.acquire(ContextSlots.RTS_SEND, rts);
-        postedAt[wait] = loop.coarseNanos();
-        postedAt[sendSlot] = postedAt[wait];
+        dueBy[wait] = dueBy(b.length());
+        dueBy[sendSlot] = dueBy[wait];
         MemorySegment m = rts.capacitySegment();
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, window.remote().address());
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, b.length());
@@ -344,7 +354,7 @@ final class FabricWire implements Wire {
         if (slot < 0) {
             return NO_RESOURCE;
         }
-        postedAt[slot] = loop.coarseNanos();
+        dueBy[slot] = dueBy(op.bytes());
         MemorySegment ctx = slots.context(slot);
         long rc;
         String call;
@@ -502,6 +512,12 @@ final class FabricWire implements Wire {
         if (readingSlot < 0 && orderCount > 0) {
             deliverInOrder(events); // a rendezvous read that found no resources last time
         }
+        if (!heldRefusals.isEmpty() && (peerLost || peerClosed
+                || loop.coarseNanos() - refusalSeen > REFUSAL_GRACE_NANOS)) {
+            if (settleHeldRefusals(events)) {
+                return work + 1;
+            }
+        }
         if (pendingLoss != null && !peerClosed && !peerEventReported
                 && loop.coarseNanos() - lossNoticed > LOSS_GRACE_NANOS) {
             broken(events, pendingLoss);
@@ -568,7 +584,7 @@ final class FabricWire implements Wire {
         Buffer dst = memory.allocate((int) length);
         int readSlot = slots.acquire(ContextSlots.RNDV_READ, dst);
         if (readSlot >= 0) {
-            postedAt[readSlot] = loop.coarseNanos();
+            dueBy[readSlot] = dueBy(length);
         }
         if (readSlot < 0) {
             dst.release();
@@ -717,6 +733,17 @@ final class FabricWire implements Wire {
             default -> {
                 Op op = (Op) owner;
                 TransportException error = classify(op, err, text);
+                if (!closed && err == FI_ECANCELED && error instanceof RemoteAccessException
+                        && fabric.refusalDropsConnection) {
+                    // tcp reports a refusal and an operation flushed by a connection that died the same way
+                    // (ECANCELED): it is a refusal only if the peer is still there a moment later.
+                    if (heldRefusals.isEmpty()) {
+                        refusalSeen = loop.coarseNanos();
+                    }
+                    heldRefusals.addLast(op);
+                    heldErrors.addLast(error);
+                    return;
+                }
                 events.failed(op, error);
                 if (closed) {
                     return;
@@ -766,6 +793,14 @@ final class FabricWire implements Wire {
         };
     }
 
+    /** The time by which an operation moving {@code bytes} posted now must have completed. */
+    private long dueBy(long bytes) {
+        return loop.coarseNanos() + writeTimeoutNanos + bytes * NANOS_PER_BYTE;
+    }
+
+    /** One second per MiB (1 MiB/s): the slowest link a large operation is allowed before it counts as stalled. */
+    private static final long NANOS_PER_BYTE = 1_000_000_000L / (1 << 20);
+
     /**
      * The write timeout: an operation handed to the provider that has not completed for that long (sends, puts,
      * gets, atomics, rendezvous; not receives, which wait for the peer by design) means the peer stopped making
@@ -782,14 +817,39 @@ final class FabricWire implements Wire {
             if (kind == ContextSlots.FREE || kind == ContextSlots.RECEIVE) {
                 continue;
             }
-            if (now - postedAt[slot] > writeTimeoutNanos) {
+            if (now - dueBy[slot] > 0) {
                 broken(events, new ConnectionLostException("an operation to " + remoteAddress + " has not completed "
-                        + "for " + java.time.Duration.ofNanos(writeTimeoutNanos) + " (liveness.writeTimeout)",
+                        + "within " + java.time.Duration.ofNanos(writeTimeoutNanos) + " plus a second per MiB it moves "
+                        + "(liveness.writeTimeout)",
                         fabric.provider, 0, null, null));
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Ends the operations held by a possible refusal: with the connection's loss when the bootstrap channel says the
+     * peer is gone (or gone away), else as refusals, after which the endpoint closes (the provider dropped its
+     * connection). Returns whether the endpoint was closed.
+     */
+    private boolean settleHeldRefusals(WireEvents events) {
+        boolean gone = peerLost || peerClosed;
+        TransportException last = null;
+        Op op;
+        while ((op = heldRefusals.pollFirst()) != null) {
+            TransportException refusal = heldErrors.pollFirst();
+            last = refusal;
+            events.failed(op, gone ? new ConnectionLostException(op.kind() + " failed: the peer is gone",
+                    fabric.provider, refusal.nativeCode(), refusal.nativeMessage(), null) : refusal);
+        }
+        if (gone || closed || last == null) {
+            return false; // the peer's own event (goodbye or loss) closes the endpoint in this poll
+        }
+        broken(events, new ConnectionLostException("the " + fabric.provider + " provider ends its connection after a "
+                + "refused one-sided operation; the endpoint is closed", fabric.provider, last.nativeCode(),
+                last.nativeMessage(), null));
+        return true;
     }
 
     /** Tells the engine the connection is broken; the close that follows aborts the bootstrap channel. */
@@ -847,6 +907,12 @@ final class FabricWire implements Wire {
         }
         drainedAfterClose = true;
         int n = 0;
+        Op held;
+        while ((held = heldRefusals.pollFirst()) != null) {
+            heldErrors.pollFirst();
+            events.failed(held, closedCause());
+            n++;
+        }
         for (int slot = 0; slot < slots.capacity(); slot++) {
             byte kind = slots.kind(slot);
             if (kind == ContextSlots.FREE) {

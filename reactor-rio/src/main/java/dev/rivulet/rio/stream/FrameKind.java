@@ -21,7 +21,7 @@ public final class FrameKind {
     /** Answered by {@link #FLUSH_ACK} once the target has processed every frame before it. */
     public static final int FLUSH = 9;
     public static final int FLUSH_ACK = 10;
-    /** Sent by a side that heard nothing for a heartbeat interval; answered at once by {@link #HEARTBEAT_ACK}. */
+    /** Sent by a side that sent nothing for a heartbeat interval; answered at once by {@link #HEARTBEAT_ACK}. */
     public static final int HEARTBEAT = 11;
     public static final int HEARTBEAT_ACK = 12;
 

@@ -73,8 +73,9 @@ import java.util.Iterator;
  * or send path breaks the connection at once with a typed error and resets the socket (the channel's
  * {@link StreamChannel#abort()}: SO_LINGER 0 and shutdown both ways), so the peer sees the close at once; so does a
  * close the engine makes for a violation it found itself. A closed wire that drains its socket until the peer's end
- * of stream is reset if that has not come within the peer timeout. Liveness ({@link LivenessMonitor}): a side that heard nothing for a heartbeat interval sends
- * {@link FrameKind#HEARTBEAT}, answered by {@link FrameKind#HEARTBEAT_ACK}; nothing heard for the peer timeout, or
+ * of stream is reset if that has not come within the peer timeout. Liveness ({@link LivenessMonitor}): a side that
+ * sent nothing for a heartbeat interval sends {@link FrameKind#HEARTBEAT}, answered by
+ * {@link FrameKind#HEARTBEAT_ACK}; nothing heard for the peer timeout, or
  * a write the peer has not taken for the write timeout, ends the connection with {@link ConnectionLostException}.
  *
  * <h2>Completion semantics</h2>
@@ -707,6 +708,7 @@ public final class StreamWire implements Wire, ChannelUser {
         if (at < 0) {
             return -1;
         }
+        liveness.sent();
         if (open != null && at == open.start + open.length && open.length + need <= maxUnit) {
             open.length += (int) need;
         } else {
@@ -779,7 +781,10 @@ public final class StreamWire implements Wire, ChannelUser {
                     break;
                 }
                 gather[count++] = remaining(w);
-                bytes += w.length - w.sent;
+                bytes += gather[count - 1].byteSize();
+                if (gather[count - 1].byteSize() < w.length - w.sent) {
+                    break; // the rest of this unit goes in the next write; nothing may overtake it
+                }
             }
             boolean posted = channel.postGather(token, gather, count);
             java.util.Arrays.fill(gather, 0, count, null);
@@ -804,9 +809,12 @@ public final class StreamWire implements Wire, ChannelUser {
         if (u == open) {
             open = null;
         }
+        // At most GATHER_BYTES per write: a write's completion is the only progress the liveness check sees, so a
+        // 16 MiB payload over a slow link goes out as many writes, each timed on its own, not as one that looks stuck.
+        int n = (int) Math.min(u.length - u.sent, GATHER_BYTES);
         return u.staged
-                ? staging.asSlice(u.start + u.sent, u.length - u.sent)
-                : u.payload.asSlice(u.sent, u.length - u.sent);
+                ? staging.asSlice(u.start + u.sent, n)
+                : u.payload.asSlice(u.sent, n);
     }
 
     /** Frees staging space of units that are written and no longer referenced by a zero-copy send. */
