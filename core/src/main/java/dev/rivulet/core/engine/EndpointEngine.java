@@ -797,6 +797,24 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         undelivered.addLast(b);
     }
 
+    /**
+     * The receiver cancelled. While the endpoint is open, messages already credited stay for the next subscriber;
+     * once it is closed there will be none worth holding them for.
+     */
+    private void detachCancelled() {
+        receiver = null;
+        if (closed) {
+            releaseUndelivered();
+        }
+    }
+
+    private void releaseUndelivered() {
+        Buffer b;
+        while ((b = undelivered.pollFirst()) != null) {
+            b.release();
+        }
+    }
+
     /** A receiver subscribed (progress thread). */
     void attach(ReceiveFlux.Receiver r) {
         if (receiver != null) {
@@ -822,7 +840,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             return;
         }
         if (r.isCancelled()) {
-            receiver = null;
+            detachCancelled();
             return;
         }
         r.collectDemand();
@@ -830,7 +848,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             r.demand--;
             r.next(undelivered.pollFirst());
             if (r.isCancelled()) {
-                receiver = null;
+                detachCancelled();
                 return;
             }
         }
@@ -910,11 +928,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         wire.close();
         // Ops still posted come back now, completed or flushed with an error; their buffers are released then.
         wire.poll(this);
-        if (!peerClosed) {
-            Buffer b;
-            while ((b = undelivered.pollFirst()) != null) {
-                b.release();
-            }
+        if (!peerClosed || receiver == null || receiver.isCancelled()) {
+            // Messages that arrived before a graceful close go to the receiver listening now; with nobody listening
+            // they would be held for good by an endpoint that is over.
+            releaseUndelivered();
         }
         serviceReceiver();
         loop.deregister(this);
