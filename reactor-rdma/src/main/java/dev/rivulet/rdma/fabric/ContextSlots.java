@@ -22,6 +22,10 @@ final class ContextSlots {
     static final byte RNDV_WAIT = 4;
     /** Rendezvous receiver: the fi_read pulling the message (owner: the destination buffer). */
     static final byte RNDV_READ = 5;
+    /** A protocol-only word of the engine (credit, close): no owner; its completion is reported as such. */
+    static final byte CONTROL = 6;
+    /** A rendezvous-done word this wire sends on its own: no owner, nothing to report. */
+    static final byte DONE_WORD = 7;
 
     private final MemorySegment slab;
     private final MemorySegment[] contexts;

@@ -40,7 +40,8 @@ import static dev.rivulet.rdma.libfabric.FiConstants.*;
  *
  * <ul>
  *   <li><b>Control words</b> travel as remote CQ data: data messages with {@code fi_senddata}, protocol-only words
- *       ({@code CREDIT}, {@code CLOSE}) as zero-byte {@code fi_injectdata}.</li>
+ *       ({@code CREDIT}, {@code CLOSE}) as zero-byte {@code fi_senddata} with a context of their own (see
+ *       {@link #sendWord}).</li>
  *   <li><b>Receives</b>: every posted buffer is {@code eagerSize} bytes, since untagged receives match in order
  *       whatever arrives. The engine's data slots plus {@link #CONTROL_SLOTS} extra buffers for protocol-only words
  *       are kept posted; a control word's buffer is reposted at once.</li>
@@ -231,12 +232,12 @@ final class FabricWire implements Wire {
     public int send(long controlWord, Op op) {
         ensureOpen();
         if (op == null) {
-            long rc = FidEp.injectdata(ep, MemorySegment.NULL, 0, controlWord, peer);
+            long rc = sendWord(controlWord, ContextSlots.CONTROL);
             if (rc == -FI_EAGAIN) {
                 return NO_RESOURCE;
             }
-            checkPost("fi_injectdata", rc);
-            return DONE;
+            checkPost("fi_senddata", rc);
+            return POSTED;
         }
         Buffer b = op.buffer();
         if (b.length() > eagerSize) {
@@ -250,6 +251,25 @@ final class FabricWire implements Wire {
         long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
                 slots.context(slot));
         return posted(slot, rc, "fi_senddata");
+    }
+
+    /**
+     * Sends a zero-byte message carrying only {@code word}, with a context of ours ({@code kind} CONTROL or DONE_WORD)
+     * rather than as an inject: rxm on libfabric 1.17 crashes (a NULL context dereferenced in its completion error
+     * handling) when it closes a connection whose queue still holds an inject, which is exactly the state a peer
+     * lost mid-stream leaves behind. Returns the provider's code; -FI_EAGAIN also when no context slot is free.
+     */
+    private long sendWord(long word, byte kind) {
+        int slot = slots.acquire(kind, null);
+        if (slot < 0) {
+            return -FI_EAGAIN;
+        }
+        dueBy[slot] = dueBy(0);
+        long rc = FidEp.senddata(ep, MemorySegment.NULL, 0, MemorySegment.NULL, word, peer, slots.context(slot));
+        if (rc != 0) {
+            slots.release(slot);
+        }
+        return rc;
     }
 
     /**
@@ -506,7 +526,7 @@ final class FabricWire implements Wire {
         if (receivesToPost > 0 || controlToPost > 0) {
             postPendingReceives();
         }
-        if (pendingDone != 0 && FidEp.injectdata(ep, MemorySegment.NULL, 0, pendingDone, peer) == 0) {
+        if (pendingDone != 0 && sendWord(pendingDone, ContextSlots.DONE_WORD) == 0) {
             pendingDone = 0;
         }
         if (readingSlot < 0 && orderCount > 0) {
@@ -539,7 +559,7 @@ final class FabricWire implements Wire {
     private void complete(WireEvents events, long context, long len, long data, long source) {
         int slot = slots.slotOf(context);
         if (slot < 0) {
-            return; // an inject: no context of ours
+            return; // not a context of ours (a provider's own entry)
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
             arrived[slot] = true;
@@ -549,6 +569,11 @@ final class FabricWire implements Wire {
             return;
         }
         switch (slots.kind(slot)) {
+            case ContextSlots.CONTROL -> {
+                slots.release(slot);
+                events.controlCompleted();
+            }
+            case ContextSlots.DONE_WORD -> slots.release(slot);
             case ContextSlots.RTS_SEND -> {
                 ((Buffer) slots.owner(slot)).release();
                 slots.release(slot);
@@ -620,9 +645,9 @@ final class FabricWire implements Wire {
         arrived[slot] = false;
         slots.release(slot);
         rts.release();
-        long rc = FidEp.injectdata(ep, MemorySegment.NULL, 0, (long) token << 32 | RNDV_DONE, peer);
+        long rc = sendWord((long) token << 32 | RNDV_DONE, ContextSlots.DONE_WORD);
         if (rc < 0) {
-            // EAGAIN on a zero-byte inject is not expected to persist; a real failure means the peer is gone
+            // EAGAIN (no slot or provider resources) is retried on the next poll; a real failure means the peer is gone
             pendingDone = (long) token << 32 | RNDV_DONE;
         }
         events.received(ControlWord.encode(ControlWord.DATA, ControlWord.credits(word)), dst);
@@ -697,9 +722,8 @@ final class FabricWire implements Wire {
                 FiCqErrEntry.errData(errEntry));
         int slot = slots.slotOf(FiCqErrEntry.opContext(errEntry).address());
         if (slot < 0) {
-            // No context of ours: an inject (credit, close or rendezvous-done word), which are best effort. If the
-            // peer really is gone, the bootstrap liveness channel says so; the data path reports its own errors.
-            org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error for a control word to {}: {}",
+            // Not a context of ours: nothing of ours failed.
+            org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error without a context of ours from {}: {}",
                     remoteAddress, text);
             return;
         }
@@ -719,6 +743,15 @@ final class FabricWire implements Wire {
         Object owner = slots.owner(slot);
         slots.release(slot);
         switch (kind) {
+            case ContextSlots.CONTROL, ContextSlots.DONE_WORD -> {
+                // Protocol words are best effort: if the peer really is gone, the bootstrap liveness channel says
+                // so, and the data path reports its own errors.
+                org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error for a control word to {}: {}",
+                        remoteAddress, text);
+                if (kind == ContextSlots.CONTROL) {
+                    events.controlCompleted();
+                }
+            }
             case ContextSlots.RTS_SEND -> {
                 ((Buffer) owner).release();
                 broken(events, new ConnectionLostException("rendezvous request failed", fabric.provider, err, text,
@@ -922,6 +955,7 @@ final class FabricWire implements Wire {
             slots.release(slot);
             n++;
             switch (kind) {
+                case ContextSlots.CONTROL, ContextSlots.DONE_WORD -> { }
                 case ContextSlots.RECEIVE, ContextSlots.RTS_SEND, ContextSlots.RNDV_READ -> ((Buffer) owner).release();
                 default -> {
                     if (rndvWindows[slot] != null) {
