@@ -17,7 +17,10 @@ import java.util.Set;
  * @param receiveQueueDepth  receive buffers an endpoint posts at most, hence the most credits it grants
  * @param bandwidth          estimated bandwidth in bytes per second
  * @param latency            estimated one-way latency of a small message
- * @param flushGuarantee     what a completed {@code flush()} promises on this transport, in words
+ * @param sendCompletion     what a completed {@code send} means here
+ * @param putCompletion      what a completed {@code put} means here (a {@code get} and an atomic always complete
+ *                           with the data at hand, so remotely)
+ * @param flushCompletion    what a completed {@code flush()} means for every operation issued before it
  * @param maxRmaSize         largest put or get
  * @param remoteAccessChecked whether the target side enforces remote keys, bounds and rights on one-sided
  *                           operations (false where the provider cannot, e.g. libfabric's {@code shm}, whose peers
@@ -37,24 +40,29 @@ import java.util.Set;
  */
 public record Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                            int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
-                           double bandwidth, Duration latency, String flushGuarantee, long maxRmaSize,
+                           double bandwidth, Duration latency, Completion sendCompletion,
+                           Completion putCompletion, Completion flushCompletion, long maxRmaSize,
                            boolean remoteAccessChecked, int remoteKeyBits, boolean grantScopeChecked,
                            boolean refusalClosesConnection) {
 
     public Capabilities {
+        java.util.Objects.requireNonNull(sendCompletion, "sendCompletion");
+        java.util.Objects.requireNonNull(putCompletion, "putCompletion");
+        java.util.Objects.requireNonNull(flushCompletion, "flushCompletion");
         operations = operations.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(operations));
         ordering = ordering.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(ordering));
     }
 
     /**
-     * Capabilities of a transport whose RMA limit equals its message limit and whose targets check every grant in
-     * software: 64-bit random keys, the window, the rights and the connection.
+     * Capabilities of a transport whose RMA limit equals its message limit, whose flush completes remotely, and
+     * whose targets check every grant in software: 64-bit random keys, the window, the rights and the connection.
      */
     public Capabilities(String transport, Set<Operation> operations, long maxMessageSize, int maxInlineSize,
                         int maxIov, Set<Ordering> ordering, int sendQueueDepth, int receiveQueueDepth,
-                        double bandwidth, Duration latency, String flushGuarantee) {
+                        double bandwidth, Duration latency, Completion sendCompletion, Completion putCompletion) {
         this(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, sendQueueDepth,
-                receiveQueueDepth, bandwidth, latency, flushGuarantee, maxMessageSize, true, 64, true, false);
+                receiveQueueDepth, bandwidth, latency, sendCompletion, putCompletion, Completion.REMOTE,
+                maxMessageSize, true, 64, true, false);
     }
 
     public boolean supports(Operation op) {
@@ -64,7 +72,7 @@ public record Capabilities(String transport, Set<Operation> operations, long max
     /** The same capabilities with the queue depths an endpoint really uses. */
     public Capabilities withQueueDepths(int send, int receive) {
         return new Capabilities(transport, operations, maxMessageSize, maxInlineSize, maxIov, ordering, send, receive,
-                bandwidth, latency, flushGuarantee, maxRmaSize, remoteAccessChecked, remoteKeyBits, grantScopeChecked,
-                refusalClosesConnection);
+                bandwidth, latency, sendCompletion, putCompletion, flushCompletion, maxRmaSize, remoteAccessChecked,
+                remoteKeyBits, grantScopeChecked, refusalClosesConnection);
     }
 }

@@ -12,6 +12,10 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
 /**
  * A connection to one peer (UCT's endpoint), made reactive.
  *
@@ -24,15 +28,69 @@ import reactor.core.publisher.Mono;
  *
  * <p>Failures are {@link dev.rivulet.core.error.TransportException}s delivered as {@code onError}. When the endpoint
  * closes (either side, or the peer vanishes) every pending signal terminates.
+ *
+ * <p>Buffers: {@code send} takes the buffer's reference; {@code receive()} lends each buffer until {@code onNext}
+ * returns ({@link BufferFlux}). Local memory of {@code put} and {@code get} stays the caller's; it must not be reused
+ * before the operation completes.
  */
 public interface Endpoint extends Disposable {
 
     /**
      * Sends one message. Takes ownership of {@code buffer}'s reference and releases it when the provider is done
-     * with the memory, even if the returned {@code Mono} is cancelled earlier. Completes when the message was
-     * delivered into a buffer the receiver posted.
+     * with the memory, even if the returned {@code Mono} is cancelled earlier. Completes as
+     * {@link Capabilities#sendCompletion()} says for this transport: {@link Completion#REMOTE} when the message
+     * is in a buffer the receiver posted, {@link Completion#LOCAL} when the transport has taken the bytes. The buffer
+     * went with the first subscription, so a second
+     * one fails with {@link dev.rivulet.core.error.InvalidRequestException}; to retry a send, build its buffer inside
+     * {@code Mono.defer}, or use {@link #send(byte[])}, which allocates per subscription.
      */
     Mono<Void> send(Buffer buffer);
+
+    /**
+     * Sends {@code bytes} as one message: each subscription copies them into a pooled buffer of its own, so the
+     * {@code Mono} can be retried.
+     */
+    default Mono<Void> send(byte[] bytes) {
+        if (bytes == null) {
+            return Mono.error(new dev.rivulet.core.error.InvalidRequestException("bytes are null"));
+        }
+        return Mono.defer(() -> send(memory().allocate(bytes.length).write(bytes)));
+    }
+
+    /** Sends {@code text} as one UTF-8 message (per subscription, as {@link #send(byte[])}). */
+    default Mono<Void> send(String text) {
+        if (text == null) {
+            return Mono.error(new dev.rivulet.core.error.InvalidRequestException("text is null"));
+        }
+        return send(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sends {@code bytes}' remaining bytes as one message (per subscription, as {@link #send(byte[])}); the buffer's
+     * position is not moved.
+     */
+    default Mono<Void> send(ByteBuffer bytes) {
+        if (bytes == null) {
+            return Mono.error(new dev.rivulet.core.error.InvalidRequestException("bytes are null"));
+        }
+        return Mono.defer(() -> send(memory().allocate(bytes.remaining()).write(bytes)));
+    }
+
+    /** Streams each array as one message, as {@link #send(Publisher)} does with buffers. */
+    default Mono<Void> sendByteArray(Publisher<byte[]> messages) {
+        if (messages == null) {
+            return Mono.error(new dev.rivulet.core.error.InvalidRequestException("publisher is null"));
+        }
+        return send(Flux.from(messages).map(bytes -> memory().allocate(bytes.length).write(bytes)));
+    }
+
+    /** Streams each string as one UTF-8 message, as {@link #send(Publisher)} does with buffers. */
+    default Mono<Void> sendString(Publisher<String> messages) {
+        if (messages == null) {
+            return Mono.error(new dev.rivulet.core.error.InvalidRequestException("publisher is null"));
+        }
+        return sendByteArray(Flux.from(messages).map(t -> t.getBytes(StandardCharsets.UTF_8)));
+    }
 
     /**
      * Streams messages: requests from {@code buffers} only as many as there are free send slots and one more per
@@ -41,14 +99,22 @@ public interface Endpoint extends Disposable {
     Mono<Void> send(Publisher<Buffer> buffers);
 
     /**
-     * Messages from the peer, each a {@link Buffer} the subscriber must release. Demand of {@code n} posts up to
-     * {@code n} receive buffers (at most the receive queue depth) and grants the peer that many credits, so a slow
-     * subscriber slows the sender. One subscriber at a time; a later subscriber gets messages that arrived after
-     * the previous one cancelled. Completes when the peer closes the endpoint gracefully.
+     * Messages from the peer. Each {@link Buffer} is lent for the duration of {@code onNext} and released when it
+     * returns, whatever operators do with it; {@link BufferFlux#retain()} keeps buffers past {@code onNext} (the
+     * subscriber then releases them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them
+     * out. Demand of {@code n} posts up to {@code n} receive buffers (at most the receive queue depth) and grants the
+     * peer that many credits, so a slow subscriber slows the sender. One subscriber at a time; a later subscriber gets
+     * messages that arrived after the previous one cancelled. Completes when the peer closes the endpoint
+     * gracefully.
      */
-    Flux<Buffer> receive();
+    BufferFlux receive();
 
-    /** Writes {@code local} into the peer's memory at {@code remote} ({@code local.length() <= remote.length()}). */
+    /**
+     * Writes {@code local} into the peer's memory at {@code remote} ({@code local.length() <= remote.length()}).
+     * Completes as {@link Capabilities#putCompletion()} says: {@link Completion#REMOTE} when the bytes are in the
+     * target's memory, {@link Completion#LOCAL} when {@code local} may be reused (follow with {@link #flush()} for
+     * remote completion on every transport).
+     */
     Mono<Void> put(RegisteredSlice local, RemoteMemory remote);
 
     /**
@@ -87,9 +153,10 @@ public interface Endpoint extends Disposable {
     Mono<Long> swap32(RemoteMemory remote, int value);
 
     /**
-     * Completes when every operation issued on this endpoint before it has completed remotely: messages delivered
-     * into the peer's buffers, puts and atomics applied to the peer's memory (UCT's flush). See
-     * {@link Capabilities#flushGuarantee()} for the transport's exact promise.
+     * Completes when every operation issued on this endpoint before it has completed, with the meaning
+     * {@link Capabilities#flushCompletion()} gives (UCT's flush): with {@link Completion#REMOTE}, messages are in the
+     * peer's buffers and puts and atomics applied to its memory; with {@link Completion#LOCAL} (libfabric, whose
+     * providers report a send's transmission only), puts and atomics are applied and sends are on their way.
      */
     Mono<Void> flush();
 
@@ -124,14 +191,30 @@ public interface Endpoint extends Disposable {
     /** A snapshot of flow-control counters (credits, in-flight, pending). */
     Mono<EndpointStats> stats();
 
-    /** Completes when the endpoint is closed, whichever side closed it. */
+    /** Completes when the endpoint is closed, whichever side closed it and why ({@link #closeReason()} says). */
     Mono<Void> onClose();
 
     /**
-     * Closes gracefully: tells the peer (its {@code receive()} completes), fails every operation not yet
-     * completed with {@link dev.rivulet.core.error.ResourceClosedException}, and releases buffers once the
-     * provider no longer touches them.
+     * Emits why the endpoint closed once it has: this side closed it, the peer closed it, or the connection failed,
+     * with the error pending operations were failed with.
+     */
+    Mono<CloseReason> closeReason();
+
+    /**
+     * Closes now: tells the peer (its {@code receive()} completes), fails every operation not yet completed with
+     * {@link dev.rivulet.core.error.ResourceClosedException}, and releases buffers once the provider no longer
+     * touches them. Does not wait; {@link #onClose()} completes when it is done. For a close that lets operations
+     * finish first, use {@link #closeGracefully(Duration)}.
      */
     @Override
     void dispose();
+
+    /**
+     * Closes once the operations already issued have finished: new operations are refused from now on
+     * ({@link dev.rivulet.core.error.ResourceClosedException}), those issued before complete (or fail) as they
+     * would have, then the endpoint closes as {@link #dispose()} does. Whatever is still pending after
+     * {@code timeout} is failed and the endpoint closes anyway. The returned {@code Mono} starts the close on
+     * subscription and completes once the endpoint is closed; it never blocks a polling thread.
+     */
+    Mono<Void> closeGracefully(Duration timeout);
 }

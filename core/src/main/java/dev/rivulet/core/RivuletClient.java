@@ -1,8 +1,11 @@
 package dev.rivulet.core;
 
+import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -15,95 +18,162 @@ import java.util.function.UnaryOperator;
  *
  * <pre>{@code
  * Endpoint ep = RivuletClient.create()
- *         .remoteAddress("local://orders")
- *         .metrics(registry)
+ *         .remoteAddress("fabric://10.0.0.2:7000?provider=tcp")
  *         .connectNow();
  * }</pre>
  *
- * Without {@link #runOn(Transport)} the client opens a transport of its own for the address's scheme and closes it
- * when the endpoint closes.
+ * Where the endpoint lives:
+ * <ul>
+ *   <li>by default on the transport shared by every client and server of the JVM for that kind of address
+ *       ({@link Transports#shared(String)}): polling threads and registered memory are shared, as Reactor Netty
+ *       shares its event loops;</li>
+ *   <li>with {@link #runOn(Transport)} on a transport of the caller's, which stays open after the endpoint closes;</li>
+ *   <li>with {@link #config} or {@link #metrics} on a transport of its own with that configuration, opened for this
+ *       endpoint and closed with it.</li>
+ * </ul>
+ * {@code runOn} and a configuration of the client's own exclude each other: configure the transport you run on.
  */
 public final class RivuletClient {
 
     private final String address;
     private final Transport transport;
     private final TransportConfig config;
+    private final Duration connectTimeout;
     private final Consumer<? super Endpoint> onConnected;
     private final Consumer<? super Endpoint> onDisconnected;
 
-    private RivuletClient(String address, Transport transport, TransportConfig config,
+    private RivuletClient(String address, Transport transport, TransportConfig config, Duration connectTimeout,
                           Consumer<? super Endpoint> onConnected, Consumer<? super Endpoint> onDisconnected) {
         this.address = address;
         this.transport = transport;
         this.config = config;
+        this.connectTimeout = connectTimeout;
         this.onConnected = onConnected;
         this.onDisconnected = onDisconnected;
     }
 
     public static RivuletClient create() {
-        return new RivuletClient(null, null, TransportConfig.defaults(), e -> { }, e -> { });
+        return new RivuletClient(null, null, null, null, e -> { }, e -> { });
     }
 
     /** Where to connect, e.g. {@code local://orders} or {@code fabric://10.0.0.2:7000?provider=tcp}. */
     public RivuletClient remoteAddress(String address) {
-        return new RivuletClient(address, transport, config, onConnected, onDisconnected);
+        return new RivuletClient(address, transport, config, connectTimeout, onConnected, onDisconnected);
     }
 
-    /** Uses an existing transport (shared polling threads and memory domain); it stays open after disconnect. */
+    /** Uses an existing transport (its polling threads and memory domain); it stays open after disconnect. */
     public RivuletClient runOn(Transport transport) {
-        return new RivuletClient(address, transport, config, onConnected, onDisconnected);
+        if (config != null) {
+            throw new InvalidRequestException("this client has a configuration of its own (config or metrics); it "
+                    + "cannot also run on a given transport: configure that transport instead");
+        }
+        return new RivuletClient(address, Objects.requireNonNull(transport, "transport"), null, connectTimeout,
+                onConnected, onDisconnected);
     }
 
-    /** Adjusts the configuration of the transport this client opens itself. */
+    /**
+     * Gives the client a transport of its own with this configuration (starting from the defaults, or from what
+     * earlier calls set), opened on connect and closed with the endpoint.
+     */
     public RivuletClient config(UnaryOperator<TransportConfig> change) {
-        return new RivuletClient(address, transport, change.apply(config), onConnected, onDisconnected);
+        if (transport != null) {
+            throw new InvalidRequestException("this client runs on a given transport, whose configuration is fixed: "
+                    + "configure that transport instead");
+        }
+        TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
+        return new RivuletClient(address, null, Objects.requireNonNull(c, "config"), connectTimeout, onConnected,
+                onDisconnected);
     }
 
-    /** Publishes {@code rivulet.*} meters of the transport this client opens to {@code registry}. */
+    /** Publishes {@code rivulet.*} meters of the transport this client opens for itself to {@code registry}. */
     public RivuletClient metrics(MeterRegistry registry) {
         return config(c -> c.meterRegistry(registry));
     }
 
+    /**
+     * How long {@link #connect()} may take in all, opening a transport included; it then fails with
+     * {@link ConnectTimeoutException}. Without it, each transport bounds its own connection set-up
+     * ({@link TransportConfig#connectTimeout()}, 10 s by default).
+     */
+    public RivuletClient connectTimeout(Duration timeout) {
+        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+            throw new InvalidRequestException("connectTimeout must be positive, got " + timeout);
+        }
+        return new RivuletClient(address, transport, config, timeout, onConnected, onDisconnected);
+    }
+
     public RivuletClient doOnConnected(Consumer<? super Endpoint> hook) {
-        return new RivuletClient(address, transport, config, Objects.requireNonNull(hook), onDisconnected);
+        return new RivuletClient(address, transport, config, connectTimeout, Objects.requireNonNull(hook),
+                onDisconnected);
     }
 
     public RivuletClient doOnDisconnected(Consumer<? super Endpoint> hook) {
-        return new RivuletClient(address, transport, config, onConnected, Objects.requireNonNull(hook));
+        return new RivuletClient(address, transport, config, connectTimeout, onConnected,
+                Objects.requireNonNull(hook));
     }
 
-    /** Connects on subscription. */
+    /**
+     * Connects on subscription. Opening a transport and setting a connection up may block, so both run off the
+     * subscribing thread. A connection that completes after the subscriber cancelled (or timed out) is closed.
+     */
     public Mono<Endpoint> connect() {
-        return Mono.defer(() -> {
+        Mono<Endpoint> connecting = Mono.defer(() -> {
             if (address == null) {
                 return Mono.error(new InvalidRequestException("remoteAddress is not set"));
             }
-            boolean own = transport == null;
-            Transport t;
-            if (own) {
-                String name = Transports.forAddress(address).map(p -> p.name()).orElseThrow(() ->
-                        new InvalidRequestException("no provider for address " + address + "; known: "
-                                + Transports.describe()));
-                t = Transports.open(name, config);
-            } else {
-                t = transport;
+            if (transport != null) {
+                return transport.connect(address).doOnNext(this::connected);
             }
-            return t.connect(address)
-                    .doOnNext(ep -> {
-                        onConnected.accept(ep);
-                        ep.onClose().doFinally(s -> {
-                            onDisconnected.accept(ep);
-                            if (own) {
-                                t.dispose();
-                            }
-                        }).subscribe();
-                    })
-                    .doOnError(e -> {
-                        if (own) {
-                            t.dispose();
-                        }
-                    });
+            if (config == null) {
+                return Mono.fromCallable(() -> Transports.shared(address))
+                        .subscribeOn(Schedulers.boundedElastic())
+                        .flatMap(t -> t.connect(address))
+                        .doOnNext(this::connected);
+            }
+            return Mono.fromCallable(this::openOwnTransport)
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .flatMap(t -> t.connect(address)
+                            .doOnNext(ep -> {
+                                connected(ep);
+                                // The transport is this endpoint's alone: it goes with it, without blocking the
+                                // polling thread that reports the close.
+                                ep.onClose().subscribe(null, null, () -> t.disposeLater().subscribe());
+                            })
+                            .doOnError(e -> t.disposeLater().subscribe())
+                            .doOnCancel(() -> t.disposeLater().subscribe()));
         });
+        if (connectTimeout != null) {
+            Duration d = connectTimeout;
+            connecting = connecting.timeout(d, Mono.error(() -> new ConnectTimeoutException(
+                    "connecting to " + address + " took longer than " + d)));
+        }
+        return connecting.doOnDiscard(Endpoint.class, Endpoint::dispose);
+    }
+
+    private Transport openOwnTransport() {
+        TransportProvider p = Transports.forAddress(address).orElseThrow(() -> new InvalidRequestException(
+                "no provider for address " + address + "; known: " + Transports.describe()));
+        TransportConfig c = config;
+        for (var e : p.optionsFor(address).entrySet()) {
+            String given = c.options().get(e.getKey());
+            if (given == null) {
+                c = c.option(e.getKey(), e.getValue());
+            } else if (!given.equals(e.getValue())) {
+                throw new InvalidRequestException("address " + address + " implies " + e.getKey() + "=" + e.getValue()
+                        + " but the configuration says " + given);
+            }
+        }
+        return Transports.open(p.name(), c);
+    }
+
+    private void connected(Endpoint ep) {
+        try {
+            onConnected.accept(ep);
+        } catch (RuntimeException e) {
+            ep.dispose(); // the connect fails with the hook's error: nobody else will hold this endpoint
+            throw e;
+        }
+        ep.onClose().subscribe(null, null, () -> onDisconnected.accept(ep));
     }
 
     /** Blocking {@link #connect()} for main methods and tests. */

@@ -1,29 +1,40 @@
 package dev.rivulet.core;
 
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
  * Accepts Rivulet endpoints, in Reactor Netty's style. Each accepted endpoint is given to the {@link #handle}
- * function; when the {@code Publisher<Void>} it returns terminates, the endpoint is closed.
+ * function; when the {@code Publisher<Void>} it returns terminates, the endpoint is closed. A handler that throws,
+ * returns {@code null} or signals an error costs that one endpoint (closed, the failure logged); the server keeps
+ * accepting.
  *
  * <pre>{@code
  * BoundServer server = RivuletServer.create()
  *         .bindAddress("local://orders")
- *         .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
+ *         .handle(ep -> ep.receive().asString().doOnNext(log::info).then())
  *         .bindNow();
  * }</pre>
+ *
+ * Like {@link RivuletClient}, a server runs on the JVM's shared transport for its address by default, on a given
+ * one with {@link #runOn}, or on one of its own with {@link #config} or {@link #metrics} (closed with the server).
  */
 public final class RivuletServer {
 
@@ -46,7 +57,7 @@ public final class RivuletServer {
     }
 
     public static RivuletServer create() {
-        return new RivuletServer(null, null, TransportConfig.defaults(), ep -> Mono.never(), ep -> { });
+        return new RivuletServer(null, null, null, ep -> Mono.never(), ep -> { });
     }
 
     public RivuletServer bindAddress(String address) {
@@ -55,11 +66,22 @@ public final class RivuletServer {
 
     /** Uses an existing transport; it stays open after the server is disposed. */
     public RivuletServer runOn(Transport transport) {
-        return new RivuletServer(address, transport, config, handler, onConnection);
+        if (config != null) {
+            throw new InvalidRequestException("this server has a configuration of its own (config or metrics); it "
+                    + "cannot also run on a given transport: configure that transport instead");
+        }
+        return new RivuletServer(address, Objects.requireNonNull(transport, "transport"), null, handler,
+                onConnection);
     }
 
+    /** Gives the server a transport of its own with this configuration, closed with the server. */
     public RivuletServer config(UnaryOperator<TransportConfig> change) {
-        return new RivuletServer(address, transport, change.apply(config), handler, onConnection);
+        if (transport != null) {
+            throw new InvalidRequestException("this server runs on a given transport, whose configuration is fixed: "
+                    + "configure that transport instead");
+        }
+        TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
+        return new RivuletServer(address, null, Objects.requireNonNull(c, "config"), handler, onConnection);
     }
 
     public RivuletServer metrics(MeterRegistry registry) {
@@ -74,32 +96,36 @@ public final class RivuletServer {
         return new RivuletServer(address, transport, config, handler, Objects.requireNonNull(hook));
     }
 
-    /** Binds on subscription. */
+    /** Binds on subscription (opening a transport, if it needs one, off the subscribing thread). */
     public Mono<BoundServer> bind() {
         return Mono.defer(() -> {
             if (address == null) {
                 return Mono.error(new InvalidRequestException("bindAddress is not set"));
             }
-            boolean own = transport == null;
-            Transport t = own ? Transports.open(Transports.forAddress(address).map(p -> p.name())
-                    .orElseThrow(() -> new InvalidRequestException("no provider for address " + address)), config)
-                    : transport;
-            return t.bind(address)
-                    .map(listener -> {
-                        Disposable accepting = listener.accepted().subscribe(ep -> {
-                            onConnection.accept(ep);
-                            Mono.from(handler.apply(ep))
-                                    .doFinally(s -> ep.dispose())
-                                    .subscribe(null, e -> log.warn("handler of {} failed", ep, e));
-                        });
-                        return new BoundServer(listener, t, own, accepting);
-                    })
+            boolean own = config != null;
+            Mono<Transport> opened = transport != null ? Mono.just(transport)
+                    : Mono.fromCallable(() -> own ? openOwnTransport() : Transports.shared(address))
+                            .subscribeOn(Schedulers.boundedElastic());
+            return opened.flatMap(t -> t.bind(address)
+                    .map(listener -> new BoundServer(listener, t, own, this))
                     .doOnError(e -> {
                         if (own) {
-                            t.dispose();
+                            t.disposeLater().subscribe();
                         }
-                    });
+                    }));
         });
+    }
+
+    private Transport openOwnTransport() {
+        TransportProvider p = Transports.forAddress(address).orElseThrow(() -> new InvalidRequestException(
+                "no provider for address " + address + "; known: " + Transports.describe()));
+        TransportConfig c = config;
+        for (var e : p.optionsFor(address).entrySet()) {
+            if (!c.options().containsKey(e.getKey())) {
+                c = c.option(e.getKey(), e.getValue());
+            }
+        }
+        return Transports.open(p.name(), c);
     }
 
     public BoundServer bindNow(Duration timeout) {
@@ -110,18 +136,48 @@ public final class RivuletServer {
         return bindNow(Duration.ofSeconds(30));
     }
 
-    /** A bound server: its address, its transport, and how to stop it. */
+    /** A bound server: its address, its transport, the endpoints it serves, and how to stop it. */
     public static final class BoundServer implements Disposable {
         private final Listener listener;
         private final Transport transport;
         private final boolean ownsTransport;
+        private final RivuletServer server;
+        private final Set<Endpoint> serving = ConcurrentHashMap.newKeySet();
         private final Disposable accepting;
 
-        BoundServer(Listener listener, Transport transport, boolean ownsTransport, Disposable accepting) {
+        BoundServer(Listener listener, Transport transport, boolean ownsTransport, RivuletServer server) {
             this.listener = listener;
             this.transport = transport;
             this.ownsTransport = ownsTransport;
-            this.accepting = accepting;
+            this.server = server;
+            this.accepting = listener.accepted().subscribe(this::serve, e -> {
+                log.warn("listener at {} stopped accepting; the server is closed", listener.address(), e);
+                dispose();
+            });
+        }
+
+        /**
+         * Runs the hooks for one accepted endpoint. Whatever they do wrong (throw, return null, signal an error) ends
+         * that endpoint, is logged, and leaves the server accepting.
+         */
+        private void serve(Endpoint ep) {
+            serving.add(ep);
+            ep.onClose().subscribe(null, null, () -> serving.remove(ep));
+            Publisher<Void> done;
+            try {
+                server.onConnection.accept(ep);
+                done = Objects.requireNonNull(server.handler.apply(ep), "the handler returned null");
+            } catch (RuntimeException | Error e) {
+                if (e instanceof VirtualMachineError fatal && !(e instanceof OutOfMemoryError)) {
+                    throw fatal;
+                }
+                log.warn("handler of {} failed; the endpoint is closed", ep, e);
+                ep.dispose();
+                return;
+            }
+            Mono.from(done)
+                    .doFinally(s -> ep.dispose())
+                    .subscribe(null, e -> log.warn("handler of {} failed; the endpoint is closed", ep, e));
         }
 
         public String address() {
@@ -132,17 +188,61 @@ public final class RivuletServer {
             return transport;
         }
 
+        /** Endpoints accepted and not yet closed. */
+        public int connections() {
+            return serving.size();
+        }
+
+        /** Completes when the server stopped accepting. */
         public Mono<Void> onDispose() {
             return listener.onDispose();
         }
 
+        /**
+         * Stops accepting and closes every endpoint it serves now ({@link Endpoint#dispose()}), and its transport if
+         * it opened one. Does not wait.
+         */
         @Override
         public void dispose() {
-            accepting.dispose();
-            listener.dispose();
-            if (ownsTransport) {
-                transport.dispose();
+            Disposable a = accepting;
+            if (a != null) { // null only when the listener failed while it was being subscribed to
+                a.dispose();
             }
+            listener.dispose();
+            List.copyOf(serving).forEach(Endpoint::dispose);
+            if (ownsTransport) {
+                transport.disposeLater().subscribe(null, e -> log.warn("closing {} failed", transport.id(), e));
+            }
+        }
+
+        /**
+         * Stops accepting at once, lets every endpoint it serves finish the operations it has issued (each within
+         * {@code timeout}, all at the same time, as {@link Endpoint#closeGracefully(Duration)}), then closes them and
+         * the transport if the server opened it. What Spring's graceful shutdown phase calls.
+         */
+        public Mono<Void> disposeGracefully(Duration timeout) {
+            return Mono.defer(() -> {
+                Disposable a = accepting;
+                if (a != null) {
+                    a.dispose();
+                }
+                listener.dispose();
+                List<Endpoint> open = List.copyOf(serving);
+                Mono<Void> drained = Flux.fromIterable(open)
+                        .flatMap(ep -> ep.closeGracefully(timeout).onErrorResume(e -> Mono.empty()),
+                                Math.max(1, open.size()))
+                        .then();
+                return ownsTransport ? drained.then(transport.disposeGracefully(timeout)) : drained;
+            });
+        }
+
+        /** {@link #dispose()} and waits up to {@code timeout} for the endpoints (and an own transport) to close. */
+        public void disposeNow(Duration timeout) {
+            List<Endpoint> open = List.copyOf(serving);
+            dispose();
+            Flux.fromIterable(open).flatMap(Endpoint::onClose, Math.max(1, open.size()))
+                    .then(ownsTransport ? transport.onDispose() : Mono.empty())
+                    .block(timeout);
         }
 
         @Override

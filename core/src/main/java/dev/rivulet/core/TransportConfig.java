@@ -1,95 +1,230 @@
 package dev.rivulet.core;
 
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.core.security.SecuritySettings;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import java.util.HashMap;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
- * Immutable transport settings. Start from {@link #defaults()}; every setter returns a new instance.
+ * Immutable transport settings. Start from {@link #defaults()}; every setter returns a new instance, and a value that
+ * cannot work is refused at once with {@link InvalidRequestException}.
  *
- * @param progressThreads    polling threads per transport
- * @param idleStrategy       makes one idle strategy per polling thread
- * @param sendQueueDepth     operations an endpoint keeps posted at once; more wait in its pending FIFO
- * @param receiveQueueDepth  receive buffers (hence credits) an endpoint posts at most
- * @param sendPrefetch       items a streaming send requests from its upstream before the first completion
- * @param meterRegistry      where {@code rivulet.*} meters go; {@code null} for none
- * @param observer           completion hook, {@code null} for none
- * @param options            provider-specific settings (e.g. {@code provider=tcp})
- * @param security           who may connect and how set-up is bounded (also set by {@code security.*} options)
- * @param liveness           how a silent or stuck peer is noticed (also set by {@code liveness.*} options)
+ * <ul>
+ *   <li>{@link #name()}: tells this transport's meters apart from other transports' on one registry (tag
+ *       {@code name}; default: the provider name and a sequence number);</li>
+ *   <li>{@link #progressThreads()}: polling threads per transport;</li>
+ *   <li>{@link #idleStrategy()}: makes one idle strategy per polling thread;</li>
+ *   <li>{@link #sendQueueDepth()}: operations an endpoint keeps posted at once; more wait in its pending FIFO;</li>
+ *   <li>{@link #receiveQueueDepth()}: receive buffers (hence credits) an endpoint posts at most;</li>
+ *   <li>{@link #sendPrefetch()}: items a streaming send requests from its upstream before the first completion;</li>
+ *   <li>{@link #meterRegistry()}: where {@code rivulet.*} meters go ({@code null} for none);</li>
+ *   <li>{@link #observer()}: completion hook ({@code null} for none);</li>
+ *   <li>{@link #connectTimeout()}: how long a {@code connect} may take, connection set-up and handshake included;</li>
+ *   <li>{@link #options()}: provider settings ({@link TransportOption}s, e.g. {@code fabric.eagerSize});</li>
+ *   <li>{@link #security()}: who may connect and how set-up is bounded (also set by {@code security.*} options);</li>
+ *   <li>{@link #liveness()}: how a silent or stuck peer is noticed (also set by {@code liveness.*} options).</li>
+ * </ul>
  */
-public record TransportConfig(int progressThreads, Supplier<IdleStrategy> idleStrategy, int sendQueueDepth,
-                              int receiveQueueDepth, int sendPrefetch, MeterRegistry meterRegistry,
-                              OperationObserver observer, Map<String, String> options, SecuritySettings security,
-                              LivenessSettings liveness) {
+public final class TransportConfig {
 
     public static final int DEFAULT_QUEUE_DEPTH = 128;
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-    public TransportConfig {
+    private static final TransportConfig DEFAULTS = new TransportConfig(null, 1, IdleStrategy::defaultStrategy,
+            DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, null, null, Map.of(),
+            SecuritySettings.defaults(), LivenessSettings.defaults(), DEFAULT_CONNECT_TIMEOUT);
+
+    private final String name;
+    private final int progressThreads;
+    private final Supplier<IdleStrategy> idleStrategy;
+    private final int sendQueueDepth;
+    private final int receiveQueueDepth;
+    private final int sendPrefetch;
+    private final MeterRegistry meterRegistry;
+    private final OperationObserver observer;
+    private final Map<String, String> options;
+    private final SecuritySettings security;
+    private final LivenessSettings liveness;
+    private final Duration connectTimeout;
+
+    private TransportConfig(String name, int progressThreads, Supplier<IdleStrategy> idleStrategy, int sendQueueDepth,
+                            int receiveQueueDepth, int sendPrefetch, MeterRegistry meterRegistry,
+                            OperationObserver observer, Map<String, String> options, SecuritySettings security,
+                            LivenessSettings liveness, Duration connectTimeout) {
         if (progressThreads < 1) {
-            throw new IllegalArgumentException("progressThreads must be >= 1");
+            throw new InvalidRequestException("progressThreads must be >= 1, got " + progressThreads);
         }
         if (sendQueueDepth < 1 || receiveQueueDepth < 1 || sendPrefetch < 1) {
-            throw new IllegalArgumentException("queue depths and prefetch must be >= 1");
+            throw new InvalidRequestException("queue depths and prefetch must be >= 1, got send " + sendQueueDepth
+                    + ", receive " + receiveQueueDepth + ", prefetch " + sendPrefetch);
         }
-        Objects.requireNonNull(idleStrategy, "idleStrategy");
-        Objects.requireNonNull(security, "security");
-        Objects.requireNonNull(liveness, "liveness");
-        options = Map.copyOf(options);
+        if (connectTimeout == null || connectTimeout.isZero() || connectTimeout.isNegative()) {
+            throw new InvalidRequestException("connectTimeout must be positive, got " + connectTimeout);
+        }
+        if (name != null && name.isBlank()) {
+            throw new InvalidRequestException("a transport name must not be blank");
+        }
+        this.name = name;
+        this.progressThreads = progressThreads;
+        this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
+        this.sendQueueDepth = sendQueueDepth;
+        this.receiveQueueDepth = receiveQueueDepth;
+        this.sendPrefetch = sendPrefetch;
+        this.meterRegistry = meterRegistry;
+        this.observer = observer;
+        this.options = Map.copyOf(options);
+        this.security = Objects.requireNonNull(security, "security");
+        this.liveness = Objects.requireNonNull(liveness, "liveness");
+        this.connectTimeout = connectTimeout;
     }
 
     public static TransportConfig defaults() {
-        return new TransportConfig(1, IdleStrategy::defaultStrategy, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH,
-                DEFAULT_QUEUE_DEPTH, null, null, Map.of(), SecuritySettings.defaults(), LivenessSettings.defaults());
+        return DEFAULTS;
+    }
+
+    private TransportConfig with(String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
+                                 int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
+                                 MeterRegistry meterRegistry, OperationObserver observer, Map<String, String> options,
+                                 SecuritySettings security, LivenessSettings liveness, Duration connectTimeout) {
+        return new TransportConfig(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, options, security, liveness, connectTimeout);
+    }
+
+    // ---- accessors ----
+
+    /** The name given with {@link #name(String)}, or {@code null} for the transport's own default. */
+    public String name() {
+        return name;
+    }
+
+    public int progressThreads() {
+        return progressThreads;
+    }
+
+    public Supplier<IdleStrategy> idleStrategy() {
+        return idleStrategy;
+    }
+
+    public int sendQueueDepth() {
+        return sendQueueDepth;
+    }
+
+    public int receiveQueueDepth() {
+        return receiveQueueDepth;
+    }
+
+    public int sendPrefetch() {
+        return sendPrefetch;
+    }
+
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    public OperationObserver observer() {
+        return observer;
+    }
+
+    /** Provider options as text, by key. */
+    public Map<String, String> options() {
+        return options;
+    }
+
+    public SecuritySettings security() {
+        return security;
+    }
+
+    public LivenessSettings liveness() {
+        return liveness;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    // ---- setters ----
+
+    /** The {@code name} tag of this transport's meters; unique per registry (a second one with the same is refused). */
+    public TransportConfig name(String n) {
+        return with(n, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
+                observer, options, security, liveness, connectTimeout);
     }
 
     public TransportConfig progressThreads(int n) {
-        return new TransportConfig(n, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
-                observer, options, security, liveness);
+        return with(name, n, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig idleStrategy(Supplier<IdleStrategy> s) {
-        return new TransportConfig(progressThreads, s, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
-                observer, options, security, liveness);
+        return with(name, progressThreads, s, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig sendQueueDepth(int n) {
-        return new TransportConfig(progressThreads, idleStrategy, n, receiveQueueDepth, sendPrefetch, meterRegistry,
-                observer, options, security, liveness);
+        return with(name, progressThreads, idleStrategy, n, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig receiveQueueDepth(int n) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, n, sendPrefetch, meterRegistry,
-                observer, options, security, liveness);
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, n, sendPrefetch, meterRegistry, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig sendPrefetch(int n) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, n, meterRegistry,
-                observer, options, security, liveness);
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, n, meterRegistry, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig meterRegistry(MeterRegistry r) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, r,
-                observer, options, security, liveness);
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, r, observer,
+                options, security, liveness, connectTimeout);
     }
 
     public TransportConfig observer(OperationObserver o) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, o, options, security, liveness);
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, o, options, security, liveness, connectTimeout);
+    }
+
+    public TransportConfig connectTimeout(Duration d) {
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, options, security, liveness, d);
+    }
+
+    public TransportConfig security(SecuritySettings s) {
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, options, s, liveness, connectTimeout);
+    }
+
+    public TransportConfig liveness(LivenessSettings l) {
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, options, security, l, connectTimeout);
+    }
+
+    /** A typed provider option; the value is checked now. */
+    public <T> TransportConfig option(TransportOption<T> option, T value) {
+        return option(option.key(), option.format(value));
     }
 
     /**
-     * A provider-specific option. Keys under {@code security.} and {@code liveness.} are parsed at once into
-     * {@link #security()} and {@link #liveness()} (an unknown key or a malformed value there is refused).
+     * A provider option as text (property files, Spring configuration). Keys under {@code security.} and
+     * {@code liveness.} are parsed at once into {@link #security()} and {@link #liveness()}; other keys are checked
+     * against the provider's {@link TransportOption}s when the transport opens, which refuses keys it does not know.
      */
     public TransportConfig option(String key, String value) {
-        Map<String, String> m = new HashMap<>(options);
+        if (key == null || key.isBlank() || value == null) {
+            throw new InvalidRequestException("an option needs a key and a value, got " + key + "=" + value);
+        }
+        Map<String, String> m = new LinkedHashMap<>(options);
         m.put(key, value);
         SecuritySettings sec = security;
         LivenessSettings live = liveness;
@@ -98,26 +233,57 @@ public record TransportConfig(int progressThreads, Supplier<IdleStrategy> idleSt
         } else if (key.startsWith("liveness.")) {
             live = live.withOptions(Map.of(key, value));
         }
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, m, sec, live);
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, m, sec, live, connectTimeout);
     }
 
-    public TransportConfig security(SecuritySettings s) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, s, liveness);
+    /** Every entry of {@code values} as {@link #option(String, String)}. */
+    public TransportConfig options(Map<String, String> values) {
+        TransportConfig c = this;
+        for (Map.Entry<String, String> e : new TreeMap<>(values).entrySet()) {
+            c = c.option(e.getKey(), e.getValue());
+        }
+        return c;
     }
 
-    public TransportConfig liveness(LivenessSettings l) {
-        return new TransportConfig(progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, security, l);
+    /** The value of {@code option}: what was given, checked, or its default. */
+    public <T> T get(TransportOption<T> option) {
+        String text = options.get(option.key());
+        return text == null ? option.defaultValue() : option.parse(text);
     }
 
-    public String optionOr(String key, String fallback) {
-        return options.getOrDefault(key, fallback);
+    /** Whether {@code option} was given explicitly. */
+    public boolean has(TransportOption<?> option) {
+        return options.containsKey(option.key());
     }
 
-    public int intOption(String key, int fallback) {
-        String v = options.get(key);
-        return v == null ? fallback : Integer.parseInt(v.trim());
+    /**
+     * Checks every provider option against {@code known} (security and liveness options are checked as they are
+     * given): an unknown key or a value the option cannot read is refused, naming the known keys.
+     */
+    public TransportConfig checkOptions(String transport, Collection<? extends TransportOption<?>> known) {
+        Map<String, TransportOption<?>> byKey = known.stream()
+                .collect(Collectors.toMap(TransportOption::key, o -> o, (a, b) -> a, TreeMap::new));
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String k = e.getKey();
+            if (k.startsWith("security.") || k.startsWith("liveness.")) {
+                continue;
+            }
+            TransportOption<?> o = byKey.get(k);
+            if (o == null) {
+                throw new InvalidRequestException("unknown option '" + k + "' for transport " + transport
+                        + "; known: " + String.join(", ", byKey.keySet())
+                        + (byKey.isEmpty() ? "" : ", ") + "security.*, liveness.*");
+            }
+            o.parse(e.getValue());
+        }
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "TransportConfig[name=" + name + ", progressThreads=" + progressThreads + ", sendQueueDepth="
+                + sendQueueDepth + ", receiveQueueDepth=" + receiveQueueDepth + ", sendPrefetch=" + sendPrefetch
+                + ", connectTimeout=" + connectTimeout + ", options=" + options.keySet() + "]";
     }
 }

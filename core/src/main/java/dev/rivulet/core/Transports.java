@@ -1,5 +1,6 @@
 package dev.rivulet.core;
 
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.TransportProvider;
 
@@ -30,7 +31,12 @@ public final class Transports {
 
     /** The provider whose scheme matches {@code address} ({@code fabric://...}, {@code local://...}). */
     public static Optional<TransportProvider> forAddress(String address) {
-        String scheme = URI.create(address).getScheme();
+        String scheme;
+        try {
+            scheme = URI.create(address).getScheme();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("not an address: '" + address + "' (" + e.getMessage() + ")");
+        }
         return providers().stream().filter(p -> p.scheme().equals(scheme)).findFirst();
     }
 
@@ -49,6 +55,27 @@ public final class Transports {
     public static TransportProvider best() {
         return providers().stream().filter(p -> p.availability().available()).findFirst()
                 .orElseThrow(() -> new TransportUnavailableException("no transport available: " + describe()));
+    }
+
+    /**
+     * The transport shared by clients and servers that reach {@code address} without a transport or a configuration
+     * of their own: one per provider (and per libfabric provider), opened with default settings on first use (this
+     * call may block then: make it off polling threads) and disposed when the JVM exits or by
+     * {@link #disposeShared()}.
+     */
+    public static Transport shared(String address) {
+        if (address == null) {
+            throw new InvalidRequestException("address is null");
+        }
+        return SharedTransports.forAddress(address);
+    }
+
+    /**
+     * Disposes every shared transport now, closing the endpoints and servers that use them (for tests and for
+     * applications that shut down in order rather than at JVM exit). Later use opens new ones.
+     */
+    public static void disposeShared() {
+        SharedTransports.disposeAll();
     }
 
     /** One line per provider: name, scheme, and availability with its reason. */

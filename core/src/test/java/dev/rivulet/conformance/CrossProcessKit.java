@@ -120,13 +120,7 @@ public abstract class CrossProcessKit {
 
     /** The window the peer (in mode {@code rma}) grants each new endpoint, sent as the endpoint's first message. */
     private static RemoteMemory handleFrom(Endpoint ep) {
-        return ep.receive().next().map(b -> {
-            try {
-                return RemoteMemory.fromBytes(b.toArray());
-            } finally {
-                b.release();
-            }
-        }).block(TIMEOUT);
+        return ep.receive().asByteArray().next().map(RemoteMemory::fromBytes).block(TIMEOUT);
     }
 
     @Test
@@ -136,14 +130,10 @@ public abstract class CrossProcessKit {
             long n = size == 64 ? 20_000 : 200;
             AtomicLong next = new AtomicLong();
             Mono<Long> echoed = ep.receive().take(n).map(b -> {
-                try {
-                    long expected = next.getAndIncrement();
-                    assertThat(Messages.verify(b.segment(), expected, size)).as("echo %d of %d B", expected, size)
-                            .isTrue();
-                    return expected;
-                } finally {
-                    b.release();
-                }
+                long expected = next.getAndIncrement();
+                assertThat(Messages.verify(b.segment(), expected, size)).as("echo %d of %d B", expected, size)
+                        .isTrue();
+                return expected;
             }).count();
             Mono<Void> sent = ep.send(Flux.range(0, (int) n).map(i -> Messages.make(ep.memory(), i, size)));
             StepVerifier.create(echoed.zipWith(sent.thenReturn(1), (c, x) -> c)).expectNext(n).verifyComplete();
@@ -211,7 +201,6 @@ public abstract class CrossProcessKit {
         AtomicLong echoed = new AtomicLong();
         CompletableFuture<Throwable> receiveEnd = new CompletableFuture<>();
         ep.receive().subscribe(b -> {
-            b.release();
             if (echoed.incrementAndGet() == 2_000) {
                 peer.destroyForcibly(); // SIGKILL: no goodbye, no close frame
             }

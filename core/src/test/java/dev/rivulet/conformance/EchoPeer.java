@@ -50,11 +50,12 @@ public final class EchoPeer {
                 for (int i = 0; i < RMA_WINDOW; i++) {
                     window.set(ValueLayout.JAVA_BYTE, i, rmaByte(i));
                 }
-                byte[] handle = ep.grant(t.memory().register(window).slice(), Access.REMOTE_READ,
+                byte[] handle = ep.grant(t.memory().register(window, Access.REMOTE_READ, Access.REMOTE_WRITE,
+                        Access.REMOTE_ATOMIC).slice(), Access.REMOTE_READ,
                         Access.REMOTE_WRITE, Access.REMOTE_ATOMIC).remote().toBytes();
                 ep.send(t.memory().allocate(handle.length).write(handle)).subscribe(null, e -> { });
             }
-            ep.send(ep.receive()).subscribe(null, e -> { });
+            ep.send(ep.receive().retain()).subscribe(null, e -> { });
         });
         System.out.println("ADDRESS " + l.address());
         System.out.flush();

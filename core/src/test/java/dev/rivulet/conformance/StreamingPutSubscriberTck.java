@@ -26,7 +26,8 @@ public abstract class StreamingPutSubscriberTck extends EndpointSubscriberTck<Re
 
     @Override
     protected void consume(Pair pair, Publisher<RemoteWrite> source) {
-        MemoryRegion target = pair.server().memory().register(arena.allocate((long) WINDOW * SLOTS, 64));
+        MemoryRegion target = pair.server().memory().register(arena.allocate((long) WINDOW * SLOTS, 64),
+                Access.REMOTE_WRITE);
         local = pair.client().memory().register(arena.allocate(WINDOW, 64));
         regions.add(target);
         regions.add(local);

@@ -18,14 +18,15 @@ import java.util.function.Predicate;
 /**
  * A child JVM started inside a namespace with {@code ip netns exec <ns> <java> ...}: the same java binary and class
  * path as the test, native access enabled, a fixed number of JIT and GC threads (so its thread count only moves when
- * Rivulet's does). Its stdout is the {@link Line} protocol; every line it prints and everything on its stderr also
+ * Rivulet's does), and its Java heap touched as it is committed (so the resident set moves with the committed heap,
+ * not with the pages a collection happens to touch, and {@link Recovery} can compare it). Its stdout is the {@link Line} protocol; every line it prints and everything on its stderr also
  * goes to a log file under {@code target/fault-logs}, which a failure message points to.
  */
 final class ChildJvm implements AutoCloseable {
 
     private static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-XX:CICompilerCount=2",
-            "-XX:-UseDynamicNumberOfCompilerThreads", "-Xmx1g", "-Xss1m");
+            "-XX:-UseDynamicNumberOfCompilerThreads", "-Xmx1g", "-Xss1m", "-XX:+AlwaysPreTouch");
 
     private final String name;
     private final Process process;

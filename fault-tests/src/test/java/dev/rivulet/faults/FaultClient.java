@@ -157,10 +157,7 @@ public final class FaultClient {
         });
         StreamChecker echoed = new StreamChecker();
         Mono<Long> back = echo
-                ? e.receive().take(n).doOnNext(b -> {
-                    echoed.check(b);
-                    b.release();
-                }).count()
+                ? e.receive().take(n).doOnNext(echoed::check).count()
                 : Mono.just(0L);
         Mono.zip(e.send(messages).thenReturn(true), back).timeout(guard, timer).subscribe(
                 ok -> console.say(streamLine("OK", queued, bytes, echoed, start)),
@@ -343,7 +340,6 @@ public final class FaultClient {
         names.add("receive");
         loops.add(e.receive().doOnNext(b -> {
             echoed.check(b);
-            b.release();
             received.incrementAndGet();
         }).then());
 

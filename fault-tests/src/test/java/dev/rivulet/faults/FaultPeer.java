@@ -57,7 +57,8 @@ public final class FaultPeer {
         for (long i = 0; i < Window.BYTES; i++) {
             window.set(ValueLayout.JAVA_BYTE, i, Window.initialByte(i));
         }
-        this.region = transport.memory().register(window);
+        this.region = transport.memory().register(window, Access.REMOTE_READ, Access.REMOTE_WRITE,
+                Access.REMOTE_ATOMIC);
     }
 
     public static void main(String[] args) throws Exception {
@@ -89,6 +90,7 @@ public final class FaultPeer {
         AtomicReference<String> end = new AtomicReference<>();
         Flux<Buffer> incoming = ep.receive()
                 .doOnNext(checker::check)
+                .map(Buffer::retain) // the echo sends each buffer on: it takes a reference of its own
                 .doOnError(e -> end.compareAndSet(null, PeerConsole.errorName(e)))
                 .doOnComplete(() -> end.compareAndSet(null, "complete"));
         Runnable report = () -> console.say(Line.format("RECEIVED", "id", id, "count", checker.count(),
@@ -104,7 +106,7 @@ public final class FaultPeer {
                 report.run();
             });
         } else {
-            incoming.subscribe(Buffer::release, e -> report.run(), report);
+            incoming.subscribe(Buffer::release, e -> report.run(), report); // retained above, released here
         }
         ep.onClose().subscribe(null, e -> { },
                 () -> console.say("ENDED", "id", id, "at", PeerConsole.now()));

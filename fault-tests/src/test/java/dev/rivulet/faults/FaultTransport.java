@@ -15,7 +15,7 @@ enum FaultTransport {
 
     IO_URING("io_uring", UringTransportProvider::new, "uring://%s:0", List.of()),
     LIBFABRIC_TCP("libfabric tcp", FabricTransportProvider::new, "fabric://%s:0?provider=tcp",
-            List.of("provider=tcp"));
+            List.of("fabric.provider=tcp"));
 
     private final String label;
     private final Supplier<TransportProvider> provider;

@@ -7,12 +7,15 @@ import java.util.regex.Pattern;
 /**
  * The nftables faults of one namespace, in a table of its own ({@code inet rvf_faults}) with an input and an output
  * chain. Every rule matches only the namespace's veth device and counts what it hits, so {@link #hits()} reports how
- * many packets a fault really took.
+ * many packets a fault really took; with random loss a rule ahead of it counts every packet that arrived
+ * ({@link #loss()}), so the share dropped can be checked against the rate asked for.
  */
 final class Firewall {
 
     static final String TABLE = "rvf_faults";
     private static final Pattern PACKETS = Pattern.compile("counter packets (\\d+)");
+    /** Marks the counting rule, which takes nothing and so is no fault's hit. */
+    private static final String ARRIVALS = "rvf-arrivals";
 
     private final Namespace ns;
 
@@ -37,6 +40,8 @@ final class Firewall {
         if (permille < 1 || permille > 1000) {
             throw new IllegalArgumentException("drop percentage out of range: " + percent);
         }
+        nft("add", "rule", "inet", TABLE, "in", "iifname", ns.device(), "counter", "comment",
+                "\"" + ARRIVALS + "\"");
         nft("add", "rule", "inet", TABLE, "in", "iifname", ns.device(), "numgen", "random", "mod", "1000", "<",
                 Long.toString(permille), "counter", "drop");
     }
@@ -60,11 +65,37 @@ final class Firewall {
 
     /** Packets the current rules have matched (dropped or rejected) since they were added. */
     long hits() {
-        String listing = HostCommand.run(ns.exec("nft", "list", "table", "inet", TABLE).toArray(String[]::new));
+        return count(listing(), false);
+    }
+
+    /** What this side's random loss did so far: packets that arrived, and how many of them were dropped. */
+    Loss loss() {
+        String listing = listing();
+        return new Loss(count(listing, true), count(listing, false));
+    }
+
+    /** Packets that arrived at a side under random loss, and those its rule dropped. */
+    record Loss(long arrived, long dropped) {
+        Loss plus(Loss o) {
+            return new Loss(arrived + o.arrived, dropped + o.dropped);
+        }
+    }
+
+    private String listing() {
+        return HostCommand.run(ns.exec("nft", "list", "table", "inet", TABLE).toArray(String[]::new));
+    }
+
+    /** Sums the counters of the arrivals rule, or of every other rule, one rule per line of the listing. */
+    private static long count(String listing, boolean arrivals) {
         long total = 0;
-        Matcher m = PACKETS.matcher(listing);
-        while (m.find()) {
-            total += Long.parseLong(m.group(1));
+        for (String rule : listing.split("\n")) {
+            if (rule.contains(ARRIVALS) != arrivals) {
+                continue;
+            }
+            Matcher m = PACKETS.matcher(rule);
+            if (m.find()) {
+                total += Long.parseLong(m.group(1));
+            }
         }
         return total;
     }

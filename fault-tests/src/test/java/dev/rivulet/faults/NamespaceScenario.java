@@ -39,6 +39,8 @@ abstract class NamespaceScenario {
      * fault that ended the connection.
      */
     static final long EARLY_MARGIN_MS = 200;
+    /** Expected drops from which a side's drop count is checked against the rate (see {@link #assertLossApplied}). */
+    static final double LOSS_CHECKED_FROM = 50;
 
     NamespacePair net;
     private FaultSession session;
@@ -123,6 +125,33 @@ abstract class NamespaceScenario {
         assertThat(after).as("ms from the fault to %s: %s", what, line)
                 .isBetween(SHORT_PEER_TIMEOUT_MS - SHORT_HEARTBEAT_MS - EARLY_MARGIN_MS,
                         SHORT_PEER_TIMEOUT_MS + DETECTION_SLACK_MS);
+    }
+
+    /**
+     * Checks that random loss of {@code percent} really took packets on each side: its counting rule saw packets
+     * arrive (so the rules match the veth), and its drop rule took about that share of them. Each packet is dropped
+     * independently, so the drops are binomial with a standard deviation under the square root of the expected
+     * count; from {@link #LOSS_CHECKED_FROM} expected drops on, half or twice the expected count is more than 3.5
+     * deviations away (and a rate typed wrong by a factor of ten fails). Below that only some drop is required.
+     * Returns both sides together, for the report.
+     */
+    static Firewall.Loss assertLossApplied(double percent, Firewall.Loss client, Firewall.Loss server) {
+        Firewall.Loss both = client.plus(server);
+        for (Firewall.Loss side : List.of(client, server)) {
+            assertThat(side.arrived()).as("packets that arrived at a side under loss: %s", side).isPositive();
+            assertDropRate(percent, side, "one side");
+        }
+        assertThat(both.dropped()).as("packets the loss rules dropped: %s", both).isPositive();
+        assertDropRate(percent, both, "both sides"); // the same rate, so the sum counts too
+        return both;
+    }
+
+    private static void assertDropRate(double percent, Firewall.Loss loss, String where) {
+        double expected = loss.arrived() * percent / 100;
+        if (expected >= LOSS_CHECKED_FROM) {
+            assertThat((double) loss.dropped()).as("packets dropped at %s%% of those that arrived at %s: %s",
+                    percent, where, loss).isBetween(expected / 2, expected * 2);
+        }
     }
 
     /** A fresh pair of child JVMs for {@code transport}; skips when the transport cannot run here. */

@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * separate puts in flight together, each round flushed), reads the whole 8 MiB span back after every round and
  * compares it with its own shadow of what the window must hold; then a swap, 100 concurrent fetch-adds (every
  * previous value seen exactly once), a compare-and-swap and a get of the word, where the transport lists those
- * atomics. Afterwards the server's CRC32C of its window must equal the client's expected one, and both sides must be
- * back at their baseline.
+ * atomics. Afterwards the server's CRC32C of its window must equal the client's expected one, the loss rules must
+ * have dropped about the share asked for ({@link NamespaceScenario#assertLossApplied}), and both sides must be back at
+ * their baseline.
  */
 class PacketLossRmaTest extends NamespaceScenario {
 
@@ -42,9 +43,11 @@ class PacketLossRmaTest extends NamespaceScenario {
 
         s.client().send("RMA handle=" + handle + " bytes=" + PUT_BYTES + " timeout=150000");
         Line rma = s.client().await("RMA", Duration.ofSeconds(160));
-        long dropped = net.client().firewall().hits() + net.server().firewall().hits();
+        Firewall.Loss clientLoss = net.client().firewall().loss();
+        Firewall.Loss serverLoss = net.server().firewall().loss();
         net.heal();
         assertThat(rma.get("end")).as("the RMA rounds end: %s", rma).isEqualTo("OK");
+        Firewall.Loss loss = assertLossApplied(lossPercent, clientLoss, serverLoss);
         assertThat(rma.get("mismatches")).as("rounds whose read-back differed from the shadow: %s", rma)
                 .isEqualTo("0");
         assertThat(rma.get("atomicsBad")).as("atomic sequences with a wrong result: %s", rma).isEqualTo("0");
@@ -56,9 +59,9 @@ class PacketLossRmaTest extends NamespaceScenario {
         long ms = rma.getLong("ms");
         long moved = rma.getLong("putBytes") + rma.getLong("getBytes");
         FaultReport.record(String.format("rma %s, %.0f%% loss: %d rounds, %s put + %s read back, %d atomics, in "
-                        + "%d ms = %s; %,d packets dropped; scenario %d ms", transport, lossPercent,
+                        + "%d ms = %s; %,d of %,d packets dropped; scenario %d ms", transport, lossPercent,
                 rma.getLong("rounds"), FaultReport.mb(rma.getLong("putBytes")),
                 FaultReport.mb(rma.getLong("getBytes")), rma.getLong("atomics"), ms, FaultReport.rate(moved, ms),
-                dropped, (System.nanoTime() - started) / 1_000_000));
+                loss.dropped(), loss.arrived(), (System.nanoTime() - started) / 1_000_000));
     }
 }

@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Scenario 1: a stream of 10^6 {@link StreamMessages} from the client namespace to the server namespace while each
  * side drops 1 % or 5 % of the packets arriving on its veth (data and ACKs). The server checks every message as it
  * arrives: exactly the next sequence, the right size, an intact checksum. The stream must complete, the server must
- * count exactly 10^6 messages with no bad one (nothing lost, duplicated, reordered or corrupted), and both sides must
- * be back at their baseline afterwards.
+ * count exactly 10^6 messages with no bad one (nothing lost, duplicated, reordered or corrupted), the loss rules must
+ * have dropped about the share asked for of the packets that arrived ({@link NamespaceScenario#assertLossApplied}),
+ * and both sides must be back at their baseline afterwards.
  */
 class PacketLossStreamTest extends NamespaceScenario {
 
@@ -41,10 +42,12 @@ class PacketLossStreamTest extends NamespaceScenario {
 
         s.client().send("STREAM n=" + MESSAGES + " timeout=200000");
         Line sent = s.client().await("STREAM", Duration.ofSeconds(210));
-        long dropped = net.client().firewall().hits() + net.server().firewall().hits();
+        Firewall.Loss clientLoss = net.client().firewall().loss();
+        Firewall.Loss serverLoss = net.server().firewall().loss();
         long retransmits = net.client().tcpRetransmits() + net.server().tcpRetransmits() - retransmitsBefore;
         net.heal();
         assertThat(sent.get("end")).as("the sender's stream ends: %s", sent).isEqualTo("OK");
+        Firewall.Loss loss = assertLossApplied(lossPercent, clientLoss, serverLoss);
 
         s.closeClient();
         Line received = s.awaitServer("RECEIVED", FaultSession.STEP);
@@ -57,9 +60,10 @@ class PacketLossStreamTest extends NamespaceScenario {
 
         long ms = sent.getLong("ms");
         FaultReport.record(String.format("stream %s, %.0f%% loss: %,d messages (%s) in %d ms = %s messages, %s; "
-                        + "%,d packets dropped, %,d TCP retransmissions; scenario %d ms", transport, lossPercent,
+                        + "%,d of %,d packets dropped, %,d TCP retransmissions; scenario %d ms", transport,
+                lossPercent,
                 MESSAGES, FaultReport.mb(sent.getLong("bytes")), ms, FaultReport.perSecond(MESSAGES, ms),
-                FaultReport.rate(sent.getLong("bytes"), ms), dropped, retransmits,
+                FaultReport.rate(sent.getLong("bytes"), ms), loss.dropped(), loss.arrived(), retransmits,
                 (System.nanoTime() - started) / 1_000_000));
     }
 }

@@ -14,13 +14,14 @@ import java.util.stream.Stream;
  * What a child JVM holds, read from {@code /proc/self} and from Rivulet itself, so the test can compare a surviving
  * side after a fault with the same side before it: file descriptors by kind (sockets; anonymous inodes such as
  * io_uring rings, eventfds and epoll sets; pipes; everything else, mostly jar files), native threads with their
- * names, buffers the {@link LeakDetector} still tracks, the pool's outstanding buffers, open grants, and files in
- * {@code /dev/shm} that carry this process's pid.
+ * names, buffers the {@link LeakDetector} still tracks, the pool's outstanding buffers, open grants, files in
+ * {@code /dev/shm} that carry this process's pid, and its {@link MemoryUse}.
  */
 record ProcessHealth(int sockets, int anonInodes, int pipes, int otherFds, int threads, int leaks, long poolOutstanding,
-                     int grants, int shmFiles, String threadNames) {
+                     int grants, int shmFiles, MemoryUse memory, String threadNames) {
 
     static ProcessHealth of(Transport transport) {
+        MemoryUse memory = MemoryUse.measure(transport); // first: its collection runs cleaners that close things
         int sockets = 0;
         int anon = 0;
         int pipes = 0;
@@ -39,20 +40,22 @@ record ProcessHealth(int sockets, int anonInodes, int pipes, int otherFds, int t
         List<String> names = liveThreadNames();
         return new ProcessHealth(sockets, anon, pipes, other, names.size(), LeakDetector.outstanding(),
                 transport.memory().buffers().outstanding(), transport.memory().grantCount(), shmFilesOfThisProcess(),
-                String.join("|", names));
+                memory, String.join("|", names));
     }
 
     /** The protocol line ({@code kind} is BASELINE or HEALTH); thread names go in the free text. */
     String line(String kind) {
-        return Line.format(kind, "sockets", sockets, "anon", anonInodes, "pipes", pipes, "otherFds", otherFds,
-                "threads", threads, "leaks", leaks, "pool", poolOutstanding, "grants", grants, "shm", shmFiles)
-                + " -- " + threadNames;
+        List<Object> fields = new ArrayList<>(List.of("sockets", sockets, "anon", anonInodes, "pipes", pipes,
+                "otherFds", otherFds, "threads", threads, "leaks", leaks, "pool", poolOutstanding, "grants", grants,
+                "shm", shmFiles));
+        fields.addAll(List.of(memory.fields()));
+        return Line.format(kind, fields.toArray()) + " -- " + threadNames;
     }
 
     static ProcessHealth parse(Line l) {
         return new ProcessHealth((int) l.getLong("sockets"), (int) l.getLong("anon"), (int) l.getLong("pipes"),
                 (int) l.getLong("otherFds"), (int) l.getLong("threads"), (int) l.getLong("leaks"), l.getLong("pool"),
-                (int) l.getLong("grants"), (int) l.getLong("shm"), l.text());
+                (int) l.getLong("grants"), (int) l.getLong("shm"), MemoryUse.parse(l), l.text());
     }
 
     private static List<String> fdTargets() {
@@ -71,12 +74,21 @@ record ProcessHealth(int sockets, int anonInodes, int pipes, int otherFds, int t
         return out;
     }
 
+    /**
+     * Native threads by name, leaving out Reactor's shared {@code boundedElastic} workers: that pool belongs to the
+     * JVM, not to a connection (Rivulet borrows it for blocking set-up and background memory registration), and
+     * retires an idle worker only after a minute, longer than a scenario waits. A thread Rivulet owns has a name of
+     * its own (the transport's) and is still counted.
+     */
     private static List<String> liveThreadNames() {
         List<String> names = new ArrayList<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
                 try {
-                    names.add(Files.readString(task.resolve("comm")).strip());
+                    String name = Files.readString(task.resolve("comm")).strip();
+                    if (!name.startsWith("boundedElastic")) {
+                        names.add(name);
+                    }
                 } catch (IOException e) {
                     // the thread ended while we looked
                 }

@@ -1,27 +1,36 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.Registrar;
 import dev.rivulet.core.metrics.TransportMetrics;
-import dev.rivulet.core.progress.ProgressEngine;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressEngine;
+import dev.rivulet.core.loop.ProgressLoop;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every transport has, whatever its wire: polling threads, a memory domain, meters, the endpoints and
@@ -30,6 +39,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public abstract class AbstractTransport implements Transport {
 
+    private static final MemoryAccess MEMORY = Internals.memory();
+
     private static final Logger log = LoggerFactory.getLogger(AbstractTransport.class);
 
     protected final TransportConfig config;
@@ -37,29 +48,54 @@ public abstract class AbstractTransport implements Transport {
     protected final MemoryDomain memory;
     protected final TransportMetrics metrics;
     private final String name;
+    private final String id;
     private final Set<EndpointEngine> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean disposed = new AtomicBoolean();
     private final Sinks.Empty<Void> onDispose = Sinks.empty();
 
-    protected AbstractTransport(String name, TransportConfig config, Registrar registrar) {
+    /**
+     * @param options the provider options this transport reads: any other key in {@code config} (outside
+     *                {@code security.*} and {@code liveness.*}) is refused, as is a value an option cannot read
+     */
+    protected AbstractTransport(String name, TransportConfig config, Registrar registrar,
+                                Collection<? extends TransportOption<?>> options) {
+        config.checkOptions(name, options);
         config.liveness().validate();
         if (config.security().usesTls()) {
             config.security().tls(); // a TLS set-up that cannot work fails the open, not the first connection
         }
         this.name = name;
+        this.id = config.name() != null ? config.name() : name.replace('/', '-') + "-" + SEQUENCE.incrementAndGet();
         this.config = config;
-        this.progress = new ProgressEngine(name.replace('/', '-'), config.progressThreads(), config.idleStrategy());
-        this.memory = new MemoryDomain(name, registrar);
-        this.metrics = new TransportMetrics(name, progress::busyRatio);
-        if (config.meterRegistry() != null) {
-            metrics.bindTo(config.meterRegistry());
+        this.progress = new ProgressEngine(id, config.progressThreads(), config.idleStrategy());
+        MemoryDomain m = null;
+        try {
+            m = MEMORY.newDomain(name, registrar);
+            this.memory = m;
+            this.metrics = new TransportMetrics(name, id, progress::busyRatio, memory.buffers());
+            if (config.meterRegistry() != null) {
+                metrics.bindTo(config.meterRegistry());
+            }
+        } catch (RuntimeException | Error e) {
+            progress.close();
+            if (m != null) {
+                MEMORY.close(m);
+            }
+            throw e;
         }
     }
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public String id() {
+        return id;
     }
 
     @Override
@@ -125,31 +161,85 @@ public abstract class AbstractTransport implements Transport {
         return disposed.get();
     }
 
-    /**
-     * Closes listeners, then endpoints (peers see a graceful close; their posted operations come back flushed),
-     * waits for them, stops the polling threads, releases memory, and finally the backend's own resources.
-     */
     @Override
     public void dispose() {
-        if (!disposed.compareAndSet(false, true)) {
+        Mono<Void> close = disposeLater();
+        if (Schedulers.isInNonBlockingThread()) {
+            close.subscribe(null, e -> log.warn("closing {} failed", id, e)); // never block a polling thread
             return;
         }
-        listeners.forEach(Listener::dispose);
-        TransportException cause = new ResourceClosedException("transport was disposed");
-        endpoints.forEach(e -> e.closeFromTransport(cause));
-        for (EndpointEngine e : endpoints) {
-            try {
-                e.onClose().block(Duration.ofSeconds(5));
-            } catch (RuntimeException timeout) {
-                log.warn("endpoint {} did not close within 5 s", e);
-            }
+        try {
+            close.block(DISPOSE_WAIT);
+        } catch (RuntimeException e) {
+            log.warn("transport {} did not finish closing within {}", id, DISPOSE_WAIT, e);
         }
+    }
+
+    private static final Duration DISPOSE_WAIT = Duration.ofSeconds(10);
+    /** How long an immediate close waits for its endpoints to report closed before it releases resources anyway. */
+    private static final Duration ENDPOINT_CLOSE_WAIT = Duration.ofSeconds(5);
+
+    @Override
+    public Mono<Void> disposeLater() {
+        return Mono.defer(() -> {
+            if (!disposed.compareAndSet(false, true)) {
+                return onDispose();
+            }
+            listeners.forEach(Listener::dispose);
+            TransportException cause = new ResourceClosedException("transport was disposed");
+            List<EndpointEngine> open = List.copyOf(endpoints);
+            open.forEach(e -> e.closeFromTransport(cause));
+            return release(open, ENDPOINT_CLOSE_WAIT);
+        });
+    }
+
+    @Override
+    public Mono<Void> disposeGracefully(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            return Mono.error(new InvalidRequestException("timeout must not be negative, got " + timeout));
+        }
+        return Mono.defer(() -> {
+            if (!disposed.compareAndSet(false, true)) {
+                return onDispose();
+            }
+            listeners.forEach(Listener::dispose);
+            List<EndpointEngine> open = List.copyOf(endpoints);
+            Mono<Void> drained = Flux.fromIterable(open)
+                    .flatMap(e -> e.closeGracefully(timeout).onErrorResume(x -> Mono.empty()), Math.max(1, open.size()))
+                    .then();
+            // Each endpoint enforces the timeout itself; the margin only covers an endpoint whose loop is stuck.
+            return drained.timeout(timeout.plusSeconds(5), Mono.empty())
+                    .then(Mono.defer(() -> {
+                        TransportException cause = new ResourceClosedException("transport was disposed");
+                        List<EndpointEngine> left = List.copyOf(endpoints);
+                        left.forEach(e -> e.closeFromTransport(cause));
+                        return release(left, ENDPOINT_CLOSE_WAIT);
+                    }));
+        });
+    }
+
+    /**
+     * Waits (without blocking) for {@code closing} to report closed, at most {@code wait} in all, then stops the
+     * polling threads and releases memory and the backend's resources on a thread that may block.
+     */
+    private Mono<Void> release(List<EndpointEngine> closing, Duration wait) {
+        return Flux.fromIterable(closing)
+                .flatMap(EndpointEngine::onClose, Math.max(1, closing.size()))
+                .then()
+                .timeout(wait, Mono.fromRunnable(() -> log.warn("endpoints of {} did not close within {}", id, wait)))
+                .publishOn(Schedulers.boundedElastic())
+                .then(Mono.fromRunnable(this::releaseResources))
+                .then(onDispose());
+    }
+
+    private void releaseResources() {
         progress.close();
-        memory.close();
+        metrics.close();
+        MEMORY.close(memory);
         try {
             closeResources();
         } catch (RuntimeException e) {
-            log.warn("closing {} failed", name, e);
+            log.warn("closing {} failed", id, e);
         }
         onDispose.tryEmitEmpty();
     }

@@ -1,6 +1,10 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.BufferFlux;
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.CloseReason;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.Operation;
@@ -23,8 +27,8 @@ import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.core.metrics.TransportMetrics;
-import dev.rivulet.core.progress.Pollable;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.Pollable;
+import dev.rivulet.core.loop.ProgressLoop;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +39,7 @@ import reactor.core.publisher.Sinks;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayDeque;
 
 /**
@@ -50,6 +55,8 @@ import java.util.ArrayDeque;
  * <p>All mutable state below is confined to the progress loop thread.
  */
 public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
+
+    private static final MemoryAccess MEMORY = Internals.memory();
 
     private static final Logger log = LoggerFactory.getLogger(EndpointEngine.class);
 
@@ -67,7 +74,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final Runnable onClosed;
     private final int maxBatchBytes;
     private final ArrayDeque<Op> freeCarriers = new ArrayDeque<>();
-    private final Sinks.Empty<Void> closedSink = Sinks.empty();
+    private final Sinks.One<CloseReason> closedSink = Sinks.one();
 
     // ---- progress-thread state ----
     private final ArrayDeque<Op> pending = new ArrayDeque<>();
@@ -94,6 +101,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private boolean peerClosed;
     private TransportException closeCause;
     private volatile boolean closed;
+    /** Set by {@link #closeGracefully}: new operations are refused, the endpoint closes once the rest is done. */
+    private volatile boolean draining;
+    private long drainDeadline;
+    /** Streaming sends and puts subscribed and not yet terminated (a graceful close waits for them). */
+    private final java.util.concurrent.atomic.AtomicInteger activeStreams =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** Ops of this endpoint handed to the loop's task queue and not yet run there (see {@link #submit}). */
     @SuppressWarnings("unused")
     private volatile int queued;
@@ -124,6 +137,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     /** Starts polling this endpoint's wire. */
     public void start() {
+        metrics.endpointOpened();
         loop.register(this);
     }
 
@@ -156,12 +170,26 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (buffers == null) {
             return Mono.error(new InvalidRequestException("publisher is null"));
         }
-        return new StreamingOps.StreamMono<>(buffers, actual -> new StreamingOps.Sends(this, actual));
+        return new StreamingOps.StreamMono<>(this, buffers, actual -> new StreamingOps.Sends(this, actual));
     }
 
     @Override
-    public Flux<Buffer> receive() {
-        return new ReceiveFlux(this);
+    public BufferFlux receive() {
+        return BufferFlux.lent(new ReceiveFlux(this));
+    }
+
+    private boolean warnedAboutLentRelease;
+
+    /**
+     * A subscriber released a buffer {@code receive()} had lent it: harmless to memory (the lender notices and does
+     * not release twice) but a sign of code written for the old rule; said once per endpoint.
+     */
+    void lentBufferReleasedBySubscriber() {
+        if (!warnedAboutLentRelease) {
+            warnedAboutLentRelease = true;
+            log.warn("a subscriber of receive() on {} released a buffer it did not retain: receive() releases each "
+                    + "buffer when onNext returns; release only buffers you retain()", this);
+        }
     }
 
     @Override
@@ -179,7 +207,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (writes == null) {
             return Mono.error(new InvalidRequestException("publisher is null"));
         }
-        return new StreamingOps.StreamMono<>(writes, actual -> new StreamingOps.Puts(this, actual));
+        return new StreamingOps.StreamMono<>(this, writes, actual -> new StreamingOps.Puts(this, actual));
     }
 
     @Override
@@ -268,7 +296,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (closed) {
             throw new ResourceClosedException("endpoint is closed");
         }
-        Grant g = memory.grant(window, Access.setOf(rights), wire);
+        Grant g = MEMORY.grant(memory, window, Access.setOf(rights), wire);
         if (closed) { // closed meanwhile: its scope was revoked before this grant existed
             g.close();
             throw new ResourceClosedException("endpoint is closed");
@@ -310,6 +338,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     @Override
     public Mono<Void> onClose() {
+        return closedSink.asMono().then();
+    }
+
+    @Override
+    public Mono<CloseReason> closeReason() {
         return closedSink.asMono();
     }
 
@@ -324,9 +357,74 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             return;
         }
         try {
-            loop.execute(() -> close(new ResourceClosedException("endpoint was closed"), true));
+            loop.execute(() -> close(new ResourceClosedException("endpoint was closed"), true,
+                    CloseReason.Kind.LOCAL));
         } catch (RuntimeException e) {
             // the loop is already gone (transport disposed): it closed this endpoint on the way out
+        }
+    }
+
+    @Override
+    public Mono<Void> closeGracefully(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            return Mono.error(new InvalidRequestException("timeout must not be negative, got " + timeout));
+        }
+        return Mono.defer(() -> {
+            if (!closed) {
+                draining = true; // refuses new subscriptions from now on, whichever thread makes them
+                try {
+                    loop.execute(() -> startDraining(timeout));
+                } catch (RuntimeException e) {
+                    // the loop is gone: the transport closed this endpoint already
+                }
+            }
+            return onClose();
+        });
+    }
+
+    /** Whether new operations are refused because a graceful close is under way (any thread). */
+    boolean isDraining() {
+        return draining || closed;
+    }
+
+    /** The error a subscription made after a graceful close began gets. */
+    TransportException refusedWhileClosing() {
+        TransportException cause = closeCause;
+        return cause != null ? cause : new ResourceClosedException("endpoint is closing: it takes no new operations");
+    }
+
+    void streamStarted() {
+        activeStreams.incrementAndGet();
+    }
+
+    void streamEnded() {
+        activeStreams.decrementAndGet();
+    }
+
+    /** Progress thread: the graceful close's clock starts (the earliest deadline wins if asked twice). */
+    private void startDraining(Duration timeout) {
+        if (closed) {
+            return;
+        }
+        long deadline = loop.coarseNanos() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 4);
+        if (drainDeadline == 0 || deadline - drainDeadline < 0) {
+            drainDeadline = deadline == 0 ? 1 : deadline;
+        }
+        checkDrained();
+    }
+
+    /** Progress thread: closes a draining endpoint once its operations are done, or when its time is up. */
+    private void checkDrained() {
+        if (drainDeadline == 0 || closed) {
+            return;
+        }
+        boolean done = pending.isEmpty() && inFlight == 0 && controlInFlight == 0 && activeStreams.get() == 0
+                && (int) QUEUED.getVolatile(this) == 0;
+        if (done) {
+            close(new ResourceClosedException("endpoint was closed"), true, CloseReason.Kind.LOCAL);
+        } else if (loop.coarseNanos() - drainDeadline > 0) {
+            close(new ResourceClosedException("endpoint was closed before its operations finished: the graceful "
+                    + "close timed out"), true, CloseReason.Kind.LOCAL);
         }
     }
 
@@ -432,6 +530,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             if (!closed) {
                 work += drain();
                 sendOwedCredits();
+                checkDrained();
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             // A wire that throws (a closed arena, a full heap, a bug) must end its connection with a typed error,
@@ -439,7 +538,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             if (!closed) {
                 log.warn("endpoint to {} failed while polling; closing it", wire.remoteAddress(), e);
                 close(new ConnectionLostException("polling the connection to " + wire.remoteAddress() + " failed: "
-                        + e, e), false);
+                        + e, e), false, CloseReason.Kind.FAILURE);
             }
             return 1;
         }
@@ -570,12 +669,16 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (n < 2) {
             return -1;
         }
+        // No waiting for pool memory here: without a frame buffer right now the sends simply go one by one.
+        Buffer frame = memory.buffers().tryAllocate((int) bytes);
+        if (frame == null) {
+            return -1;
+        }
         Op carrier = freeCarriers.pollFirst();
         if (carrier == null) {
             carrier = new Op(this);
             carrier.members = new Op[MAX_BATCH];
         }
-        Buffer frame = memory.allocate((int) bytes);
         long off = 0;
         java.util.Iterator<Op> it = pending.iterator();
         for (int i = 0; i < n; i++) {
@@ -778,7 +881,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     @Override
     public void broken(TransportException cause) {
-        close(cause, false);
+        close(cause, false, CloseReason.Kind.FAILURE);
     }
 
     private void peerClosed() {
@@ -786,7 +889,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             return;
         }
         peerClosed = true;
-        close(new ConnectionLostException("peer closed the endpoint"), false);
+        close(new ConnectionLostException("peer closed the endpoint"), false, CloseReason.Kind.PEER);
     }
 
     // ---- receive side ----
@@ -906,13 +1009,15 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
      * Closes the endpoint once: tells the peer when {@code notifyPeer}, fails every op that has not completed, and
      * terminates the receiver. Progress thread only.
      */
-    void close(TransportException cause, boolean notifyPeer) {
+    void close(TransportException cause, boolean notifyPeer, CloseReason.Kind kind) {
         if (closed) {
             return;
         }
         closed = true;
         closeCause = cause;
-        memory.revokeScope(wire); // nothing granted to this connection is reachable any more, whatever is in flight
+        metrics.endpointClosed(kind.ordinal());
+        // nothing granted to this connection is reachable any more, whatever is in flight
+        MEMORY.revokeScope(memory, wire);
         if (notifyPeer) {
             try {
                 wire.send(ControlWord.encode(ControlWord.CLOSE, 0), null);
@@ -935,7 +1040,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
         serviceReceiver();
         loop.deregister(this);
-        closedSink.tryEmitEmpty();
+        closedSink.tryEmitValue(new CloseReason(kind, cause));
         if (onClosed != null) {
             onClosed.run();
         }
@@ -947,12 +1052,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             return;
         }
         if (loop.inLoop() || !loop.isRunning()) {
-            close(cause, true);
+            close(cause, true, CloseReason.Kind.LOCAL);
         } else {
             try {
-                loop.execute(() -> close(cause, true));
+                loop.execute(() -> close(cause, true, CloseReason.Kind.LOCAL));
             } catch (RuntimeException e) {
-                close(cause, true);
+                close(cause, true, CloseReason.Kind.LOCAL);
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -15,6 +17,8 @@ import reactor.util.context.ContextView;
  * <p>Wires read the fields they need through the accessors and report completion with the op as context.
  */
 public final class Op implements Runnable {
+
+    private static final MemoryAccess MEMORY = Internals.memory();
 
     /** Receives the outcome; called on the progress thread. */
     interface Sink {
@@ -124,7 +128,7 @@ public final class Op implements Runnable {
         if (r == null) {
             return true;
         }
-        if (!r.tryPin()) {
+        if (!MEMORY.tryPin(r)) {
             return false;
         }
         pinnedLocal = r;
@@ -134,7 +138,7 @@ public final class Op implements Runnable {
     /** Unpins memory and drops the send buffer's reference: the provider is done with both. */
     void releaseResources() {
         if (pinnedLocal != null) {
-            pinnedLocal.unpin();
+            MEMORY.unpin(pinnedLocal);
             pinnedLocal = null;
         }
         if (buffer != null) {

@@ -1,5 +1,6 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
 import reactor.core.CoreSubscriber;
@@ -14,7 +15,8 @@ import java.util.function.Consumer;
  * Emits the fetched value for atomics that return one, nothing otherwise.
  *
  * <p>A {@code Mono} that carries a buffer ({@code send(Buffer)}) can be subscribed once: the first subscription
- * takes the buffer's reference; a second one fails instead of sending freed memory.
+ * takes the buffer's reference; a second one fails with {@link InvalidRequestException} (not retryable, so a
+ * {@code retryWhen} filtering on {@code isRetryable()} stops) instead of sending freed memory.
  */
 final class OpMono<T> extends Mono<T> {
 
@@ -33,7 +35,15 @@ final class OpMono<T> extends Mono<T> {
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
         if (subscribed != null && !subscribed.compareAndSet(false, true)) {
-            Operators.error(actual, new IllegalStateException("send(Buffer) can be subscribed only once"));
+            Operators.error(actual, new InvalidRequestException("send(Buffer) can be subscribed only once: its buffer "
+                    + "went with the first subscription (build the buffer inside Mono.defer to retry a send)"));
+            return;
+        }
+        if (engine.isDraining()) {
+            if (owned != null && owned.refCnt() > 0) {
+                owned.release();
+            }
+            Operators.error(actual, engine.refusedWhileClosing());
             return;
         }
         Op op = new Op(engine);

@@ -1,5 +1,7 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Buffer;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
@@ -10,9 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code receive()}: the subscriber's demand travels to the progress loop, which turns it into posted receives and
- * credits for the peer ({@link EndpointEngine#serviceReceiver()}). Signals are emitted on the progress thread.
+ * credits for the peer ({@link EndpointEngine#serviceReceiver()}). Signals are emitted on the progress thread, and
+ * each buffer is lent for the duration of {@code onNext}: it is released when {@code onNext} returns (the subscriber
+ * keeps it by retaining it), so no operator downstream can leak it.
  */
 final class ReceiveFlux extends Flux<Buffer> {
+
+    private static final MemoryAccess LENDING = Internals.memory();
 
     private final EndpointEngine engine;
 
@@ -102,7 +108,14 @@ final class ReceiveFlux extends Flux<Buffer> {
                 b.release();
                 return;
             }
-            actual.onNext(b);
+            long token = LENDING.allocationToken(b);
+            try {
+                actual.onNext(b);
+            } finally {
+                if (!LENDING.releaseIfStill(b, token)) {
+                    engine.lentBufferReleasedBySubscriber();
+                }
+            }
         }
 
         void complete() {

@@ -33,17 +33,26 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
 
     /** The cold {@code Mono} a caller holds. */
     static final class StreamMono<T> extends Mono<Void> {
+        private final EndpointEngine engine;
         private final Publisher<T> source;
         private final Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver;
 
-        StreamMono(Publisher<T> source, Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver) {
+        StreamMono(EndpointEngine engine, Publisher<T> source,
+                   Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver) {
+            this.engine = engine;
             this.source = source;
             this.driver = driver;
         }
 
         @Override
         public void subscribe(CoreSubscriber<? super Void> actual) {
+            if (engine.isDraining()) {
+                // Nothing was taken from upstream, so nothing is owned yet; the source is not even subscribed.
+                Operators.error(actual, engine.refusedWhileClosing());
+                return;
+            }
             StreamingOps<T> s = driver.apply(actual);
+            engine.streamStarted();
             actual.onSubscribe(s);
             source.subscribe(s);
         }
@@ -255,6 +264,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         if (!end || outstanding != 0 || !TERMINATED.compareAndSet(this, 0, 1)) {
             return;
         }
+        engine.streamEnded();
         if (cancelled) {
             return;
         }
@@ -288,5 +298,6 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
                 op.cancel();
             }
         }
+        tryTerminate(); // with nothing outstanding no completion will do it
     }
 }

@@ -1,7 +1,7 @@
 package dev.rivulet.core.liveness;
 
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.security.Durations;
+import dev.rivulet.core.internal.Durations;
 
 import java.time.Duration;
 import java.util.List;

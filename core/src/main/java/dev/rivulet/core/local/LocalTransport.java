@@ -1,6 +1,7 @@
 package dev.rivulet.core.local;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Completion;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
@@ -23,11 +24,9 @@ import java.util.Set;
  * depths, NO_RESOURCE parking, RMA, atomics and flush semantics as a hardware transport. The embedded default, and
  * what users' own unit tests can run on.
  *
- * <p>Options: {@code local.nativeQueueDepth} (work-queue slots per endpoint, default 64: smaller than the default
- * send depth on purpose, so the parking path runs in ordinary use) and {@code local.maxMessageSize} (default
- * 16 MiB).
+ * <p>Options: {@link LocalOptions}.
  */
-public final class LocalTransport extends AbstractTransport {
+final class LocalTransport extends AbstractTransport {
 
     static final String NAME = "local";
 
@@ -35,14 +34,13 @@ public final class LocalTransport extends AbstractTransport {
     private final int nativeDepth;
 
     LocalTransport(TransportConfig config) {
-        super(NAME, config, LocalTransport::register);
-        this.nativeDepth = config.intOption("local.nativeQueueDepth", 64);
-        long maxMessage = config.intOption("local.maxMessageSize", 16 << 20);
+        super(NAME, config, LocalTransport::register, LocalOptions.ALL);
+        this.nativeDepth = config.get(LocalOptions.NATIVE_QUEUE_DEPTH);
+        long maxMessage = config.get(LocalOptions.MAX_MESSAGE_SIZE);
         this.caps = new Capabilities(NAME, EnumSet.allOf(Operation.class), maxMessage, 0, 1,
                 EnumSet.allOf(Ordering.class), config.sendQueueDepth(), config.receiveQueueDepth(), 10e9,
-                Duration.ofNanos(1_000),
-                "every earlier send is in a buffer of the peer and every earlier put and atomic is applied to the "
-                        + "peer's memory (completions are reported only after the copy)");
+                // completions are reported only after the copy into the peer's buffer or memory
+                Duration.ofNanos(1_000), Completion.REMOTE, Completion.REMOTE);
     }
 
     /** Local registration: nothing to pin; the key is the domain's random proposal, addresses are virtual. */

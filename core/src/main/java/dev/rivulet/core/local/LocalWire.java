@@ -1,5 +1,7 @@
 package dev.rivulet.core.local;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.Op;
@@ -13,7 +15,7 @@ import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressLoop;
 import org.jctools.queues.SpscArrayQueue;
 
 import java.lang.foreign.MemorySegment;
@@ -39,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * before it.
  */
 final class LocalWire implements Wire {
+
+    private static final MemoryAccess MEMORY = Internals.memory();
 
     private static final Object CLOSE_MARKER = new Object();
     private static final long DATA_WORD = ControlWord.encode(ControlWord.DATA, 0);
@@ -207,24 +211,24 @@ final class LocalWire implements Wire {
                 yield 0;
             }
             case PUT -> {
-                Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(),
                         op.local().length(), Access.REMOTE_WRITE, p);
                 try {
                     MemorySegment.copy(op.local().segment(), 0, target.window(),
                             target.offsetOf(op.remote().address()), op.local().length());
                 } finally {
-                    target.unpin();
+                    MEMORY.unpin(target);
                 }
                 yield 0;
             }
             case GET -> {
-                Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(),
+                Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(),
                         op.local().length(), Access.REMOTE_READ, p);
                 try {
                     MemorySegment.copy(target.window(), target.offsetOf(op.remote().address()),
                             op.local().segment(), 0, op.local().length());
                 } finally {
-                    target.unpin();
+                    MEMORY.unpin(target);
                 }
                 yield 0;
             }
@@ -234,7 +238,7 @@ final class LocalWire implements Wire {
     }
 
     private long atomic(Op op, LocalWire p) {
-        Grant target = p.domain.resolveRemote(op.remote().key(), op.remote().address(), op.width(),
+        Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(), op.width(),
                 Access.REMOTE_ATOMIC, p);
         try {
             MemorySegment seg = target.window();
@@ -255,7 +259,7 @@ final class LocalWire implements Wire {
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {
-            target.unpin();
+            MEMORY.unpin(target);
         }
     }
 

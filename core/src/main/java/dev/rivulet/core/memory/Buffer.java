@@ -1,5 +1,6 @@
 package dev.rivulet.core.memory;
 
+import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 
 import java.lang.foreign.MemorySegment;
@@ -7,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -14,17 +16,23 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Ownership follows Netty's rules. A new buffer has one reference. {@code send(buffer)} takes that reference and
  * releases it when the provider is done with the memory (its completion), never earlier, even when the sending
- * {@code Mono} is cancelled. A buffer emitted by {@code receive()} belongs to the subscriber, who must
- * {@link #release()} it. Pooled buffers go back to their pool on the last release; the object itself is reused,
- * so it must not be touched after that.
+ * {@code Mono} is cancelled. A buffer emitted by {@code receive()} is lent for the duration of {@code onNext}:
+ * Rivulet releases it when {@code onNext} returns, so a subscriber that keeps it (across {@code publishOn}, in a
+ * window or a list) must {@link #retain()} it first and release it later.
+ *
+ * <p>Pooled buffers go back to their pool on the last release, and the object itself is reused. Every accessor of the
+ * bytes checks the reference count, so a buffer used after its release fails with {@link InvalidMemoryException}
+ * instead of reading memory that now belongs to someone else; with {@link LeakDetector.Level#PARANOID} the pool also
+ * never reuses the object, so a stale reference keeps failing after the memory has been handed out again.
  */
 public final class Buffer {
 
-    private static final VarHandle REF_CNT;
+    private static final VarHandle STATE;
+    private static final long COUNT_MASK = 0xFFFF_FFFFL;
 
     static {
         try {
-            REF_CNT = MethodHandles.lookup().findVarHandle(Buffer.class, "refCnt", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(Buffer.class, "state", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -36,8 +44,12 @@ public final class Buffer {
     private final MemorySegment memory;
     private int length;
     private MemorySegment view;
-    @SuppressWarnings("unused") // accessed through REF_CNT
-    private volatile int refCnt;
+    /**
+     * The allocation this object currently stands for (upper 32 bits, bumped each time the pool hands it out) and its
+     * reference count (lower 32 bits), changed together so a release can be tied to one allocation.
+     */
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile long state;
     Object leakRecord;
 
     Buffer(BufferPool pool, MemoryRegion region, long regionOffset, int capacity) {
@@ -69,6 +81,7 @@ public final class Buffer {
 
     /** Sets the message length (0..capacity). */
     public Buffer length(int length) {
+        checkLive();
         if (length < 0 || length > memory.byteSize()) {
             throw new InvalidRequestException("length " + length + " outside 0.." + memory.byteSize());
         }
@@ -81,6 +94,7 @@ public final class Buffer {
 
     /** The message bytes {@code [0, length)}. */
     public MemorySegment segment() {
+        checkLive();
         MemorySegment v = view;
         if (v == null) {
             v = memory.asSlice(0, length);
@@ -91,6 +105,7 @@ public final class Buffer {
 
     /** All {@link #capacity()} bytes, independent of the message length. */
     public MemorySegment capacitySegment() {
+        checkLive();
         return memory;
     }
 
@@ -106,7 +121,7 @@ public final class Buffer {
         return this;
     }
 
-    /** Copies {@code src}'s remaining bytes in and sets the length to match. */
+    /** Copies {@code src}'s remaining bytes in (without moving its position) and sets the length to match. */
     public Buffer write(ByteBuffer src) {
         int n = src.remaining();
         length(n);
@@ -121,21 +136,27 @@ public final class Buffer {
 
     /** The message bytes decoded as UTF-8. */
     public String toUtf8() {
-        return new String(toArray(), StandardCharsets.UTF_8);
+        return toString(StandardCharsets.UTF_8);
+    }
+
+    /** The message bytes decoded with {@code charset}. */
+    public String toString(Charset charset) {
+        return new String(toArray(), charset);
     }
 
     public int refCnt() {
-        return (int) REF_CNT.getVolatile(this);
+        return (int) ((long) STATE.getVolatile(this) & COUNT_MASK);
     }
 
     /** Adds a reference. */
     public Buffer retain() {
         for (;;) {
-            int c = (int) REF_CNT.getVolatile(this);
+            long s = (long) STATE.getVolatile(this);
+            int c = (int) (s & COUNT_MASK);
             if (c <= 0) {
-                throw new IllegalStateException("buffer already released");
+                throw new InvalidMemoryException("buffer was already released");
             }
-            if (REF_CNT.compareAndSet(this, c, c + 1)) {
+            if (STATE.compareAndSet(this, s, s + 1)) {
                 return this;
             }
         }
@@ -143,23 +164,63 @@ public final class Buffer {
 
     /** Drops a reference; returns true when this was the last one and the buffer went back to its owner. */
     public boolean release() {
-        int c = (int) REF_CNT.getAndAdd(this, -1);
-        if (c == 1) {
-            pool.recycle(this);
-            return true;
+        for (;;) {
+            long s = (long) STATE.getVolatile(this);
+            int c = (int) (s & COUNT_MASK);
+            if (c <= 0) {
+                throw new InvalidMemoryException("buffer released more often than retained");
+            }
+            if (STATE.compareAndSet(this, s, s - 1)) {
+                if (c == 1) {
+                    pool.recycle(this);
+                    return true;
+                }
+                return false;
+            }
         }
-        if (c <= 0) {
-            REF_CNT.getAndAdd(this, 1);
-            throw new IllegalStateException("buffer released more often than retained");
-        }
-        return false;
     }
 
-    /** Called by the pool when it hands the buffer out. */
+    /**
+     * A token naming this buffer's current allocation, for {@link #releaseIfStill(long)}: a holder that lent the
+     * buffer out can later drop its own reference without touching a later allocation of the same object.
+     */
+    long allocationToken() {
+        return (long) STATE.getVolatile(this) >>> 32;
+    }
+
+    /**
+     * Drops one reference if this object still stands for the allocation {@code token} names and still holds one;
+     * false (and nothing changed) when the borrower released it already, or it was released and handed out again.
+     */
+    boolean releaseIfStill(long token) {
+        for (;;) {
+            long s = (long) STATE.getVolatile(this);
+            int c = (int) (s & COUNT_MASK);
+            if (s >>> 32 != token || c <= 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s - 1)) {
+                if (c == 1) {
+                    pool.recycle(this);
+                }
+                return true;
+            }
+        }
+    }
+
+    private void checkLive() {
+        if (((long) STATE.getVolatile(this) & COUNT_MASK) == 0) {
+            throw new InvalidMemoryException("buffer was released: its memory may already belong to another "
+                    + "message (retain() a received buffer to keep it past onNext)");
+        }
+    }
+
+    /** Called by the pool when it hands the buffer out: a new allocation with one reference. */
     void reset(int length) {
         this.length = length;
         this.view = null;
-        REF_CNT.setVolatile(this, 1);
+        long s = (long) STATE.getVolatile(this);
+        STATE.setVolatile(this, (((s >>> 32) + 1) << 32) | 1L);
     }
 
     BufferPool pool() {

@@ -1,29 +1,49 @@
 package dev.rivulet.core.memory;
 
+import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
 import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Registered message buffers in power-of-two size classes from 64 B to 1 MiB, carved from slabs that are registered
- * once each (registration is the expensive part: a system call and page pinning). Free buffers wait in lock-free
- * queues so any thread can allocate and release; in steady state neither allocates on the Java heap.
+ * once each (registration is the expensive part: a system call, page pinning and a lock). Free buffers wait in
+ * lock-free queues so any thread can allocate and release; in steady state neither allocates on the Java heap.
+ *
+ * <p>Registration never runs on a non-blocking thread (a transport's polling thread, Reactor's parallel workers). A
+ * size class used from such a thread keeps headroom: when its free buffers run low a slab is registered on
+ * {@link Schedulers#boundedElastic()} in the background; if the class still runs dry, a larger free buffer serves the
+ * request, and only when there is none does the thread wait for the background registration (counted in
+ * {@link #growthWaits()}). {@link #reserve(int, int)} registers ahead of time for applications that know their
+ * sizes.
  *
  * <p>Requests above the largest class get a buffer of their own, registered on allocation and deregistered on its
- * last release. Pool memory is registered for local use only: it is never granted to a peer.
+ * last release (registered in the background, too, when asked for on a non-blocking thread). Pool memory is
+ * registered for local use only: it is never granted to a peer.
  */
 public final class BufferPool {
+
+    private static final Logger log = LoggerFactory.getLogger(BufferPool.class);
 
     static final int MIN_CLASS_SHIFT = 6;   // 64 B
     static final int MAX_CLASS_SHIFT = 20;  // 1 MiB
     private static final long TARGET_SLAB_BYTES = 1L << 20;
     private static final int MIN_BUFFERS_PER_SLAB = 4;
+    /** How long a non-blocking thread waits for a background registration before it gives up. */
+    private static final long GROWTH_WAIT_NANOS = 10_000_000_000L;
 
     private final MemoryDomain domain;
     private final Arena arena;
@@ -32,6 +52,7 @@ public final class BufferPool {
     private final List<MemoryRegion> slabs = new ArrayList<>();
     private final AtomicLong outstanding = new AtomicLong();
     private final AtomicLong registeredBytes = new AtomicLong();
+    private final AtomicLong growthWaits = new AtomicLong();
     private volatile boolean closed;
 
     BufferPool(MemoryDomain domain) {
@@ -44,27 +65,74 @@ public final class BufferPool {
 
     /** A buffer with {@code length() == size} and at least that capacity, holding one reference. */
     public Buffer allocate(int size) {
+        Buffer b = take(size, true);
+        return handOut(b, size);
+    }
+
+    /**
+     * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of waiting when no buffer
+     * is free (a background registration is under way then): for callers that can try again on their next cycle.
+     */
+    public Buffer tryAllocate(int size) {
+        Buffer b = take(size, false);
+        return b == null ? null : handOut(b, size);
+    }
+
+    private Buffer take(int size, boolean mayWait) {
         if (size < 0) {
             throw new InvalidRequestException("negative buffer size " + size);
         }
         if (closed) {
             throw new ResourceClosedException("memory domain is closed");
         }
-        Buffer b;
-        int shift = Math.max(MIN_CLASS_SHIFT, 32 - Integer.numberOfLeadingZeros(Math.max(size, 1) - 1));
+        int shift = shiftOf(size);
+        boolean nonBlocking = Schedulers.isInNonBlockingThread();
         if (shift > MAX_CLASS_SHIFT) {
-            b = allocateHuge(size);
-        } else {
-            SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
-            b = sc.free.poll();
-            if (b == null) {
-                b = sc.grow();
-            }
+            return nonBlocking ? awaitHuge(size, mayWait) : allocateHuge(size);
         }
+        SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
+        Buffer b = sc.free.poll();
+        if (!nonBlocking) {
+            return b != null ? b : sc.grow();
+        }
+        if (b == null) {
+            b = fromLargerClass(shift);
+        }
+        sc.keepHeadroom();
+        if (b == null) {
+            b = mayWait ? awaitGrowth(sc) : null;
+        }
+        return b;
+    }
+
+    private Buffer handOut(Buffer b, int size) {
         b.reset(size);
         outstanding.incrementAndGet();
         LeakDetector.allocated(b);
         return b;
+    }
+
+    private static int shiftOf(int size) {
+        return Math.max(MIN_CLASS_SHIFT, 32 - Integer.numberOfLeadingZeros(Math.max(size, 1) - 1));
+    }
+
+    /**
+     * Registers slabs now, on the calling thread, until {@code count} buffers of {@code size} bytes are free: for
+     * applications that know their message sizes and want no registration later. Sizes above the largest class are
+     * not pooled and cannot be reserved.
+     */
+    public void reserve(int size, int count) {
+        int shift = shiftOf(size);
+        if (shift > MAX_CLASS_SHIFT) {
+            throw new InvalidRequestException("buffers above " + (1 << MAX_CLASS_SHIFT) + " bytes are not pooled");
+        }
+        if (count < 0) {
+            throw new InvalidRequestException("negative count " + count);
+        }
+        SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
+        while (sc.free.size() < count) {
+            sc.addSlab();
+        }
     }
 
     /** Buffers handed out and not yet released. */
@@ -75,6 +143,11 @@ public final class BufferPool {
     /** Bytes of registered memory this pool holds (slabs and live huge buffers). */
     public long registeredBytes() {
         return registeredBytes.get();
+    }
+
+    /** Times a non-blocking thread had to wait for a background registration (see the class comment). */
+    public long growthWaits() {
+        return growthWaits.get();
     }
 
     void recycle(Buffer b) {
@@ -91,7 +164,77 @@ public final class BufferPool {
         if (closed) {
             return;
         }
-        classes[Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT].free.offer(b);
+        // Paranoid leak detection never reuses the object: a stale reference keeps failing once the memory has
+        // been handed out again, instead of aliasing the new owner.
+        Buffer next = LeakDetector.isParanoid() ? new Buffer(this, b.region(), b.regionOffset(), cap) : b;
+        classes[Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT].free.offer(next);
+    }
+
+    /** A free buffer of a larger class (the length is set to the request; the extra capacity goes unused). */
+    private Buffer fromLargerClass(int shift) {
+        for (int s = shift + 1; s <= MAX_CLASS_SHIFT; s++) {
+            Buffer b = classes[s - MIN_CLASS_SHIFT].free.poll();
+            if (b != null) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    private Buffer awaitGrowth(SizeClass sc) {
+        growthWaits.incrementAndGet();
+        long start = System.nanoTime();
+        long deadline = start + GROWTH_WAIT_NANOS;
+        Buffer b;
+        while ((b = sc.free.poll()) == null) {
+            if (closed) {
+                throw new ResourceClosedException("memory domain is closed");
+            }
+            Throwable failure = sc.growthFailure;
+            if (failure != null) {
+                sc.growthFailure = null;
+                throw failure instanceof RuntimeException re ? re
+                        : new InsufficientResourcesException("registering pool memory failed: " + failure, failure);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new InsufficientResourcesException("no registered " + sc.size + "-byte buffer became free "
+                        + "within " + GROWTH_WAIT_NANOS / 1_000_000_000L + " s");
+            }
+            sc.keepHeadroom();
+            LockSupport.parkNanos(20_000);
+        }
+        logWait(sc.size, System.nanoTime() - start);
+        return b;
+    }
+
+    private Buffer awaitHuge(int size, boolean mayWait) {
+        if (!mayWait) {
+            return null;
+        }
+        growthWaits.incrementAndGet();
+        long start = System.nanoTime();
+        Buffer b;
+        try {
+            b = Mono.fromCallable(() -> allocateHuge(size)).subscribeOn(Schedulers.boundedElastic())
+                    .toFuture().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re
+                    : new InsufficientResourcesException("registering a " + size + "-byte buffer failed", e);
+        }
+        logWait(size, System.nanoTime() - start);
+        return b;
+    }
+
+    private volatile long lastWaitLog;
+
+    private void logWait(int size, long nanos) {
+        long now = System.nanoTime();
+        if (now - lastWaitLog > 10_000_000_000L) { // one line per 10 s however often it happens
+            lastWaitLog = now;
+            log.info("a non-blocking thread waited {} us for {}-byte registered buffers of {} (registered in the "
+                            + "background); reserve them ahead with memory().buffers().reserve(size, count)",
+                    nanos / 1_000, size, domain.name());
+        }
     }
 
     private Buffer allocateHuge(int size) {
@@ -145,32 +288,69 @@ public final class BufferPool {
 
     private final class SizeClass {
         final int size;
+        final int perSlab;
+        /** Below this many free buffers, a class used from non-blocking threads grows in the background. */
+        final int lowWater;
         // Enough pooled chunks that a whole slab's worth of free buffers never forces a fresh chunk: in steady
         // state offer/poll then allocate nothing.
         final MpmcUnboundedXaddArrayQueue<Buffer> free = new MpmcUnboundedXaddArrayQueue<>(1024, 64);
+        private final AtomicBoolean growing = new AtomicBoolean();
+        volatile Throwable growthFailure;
 
         SizeClass(int size) {
             this.size = size;
+            this.perSlab = (int) Math.max(MIN_BUFFERS_PER_SLAB, TARGET_SLAB_BYTES / size);
+            this.lowWater = Math.max(2, perSlab / 4);
         }
 
+        /** Grows on the calling thread, which may block (not a non-blocking thread). */
         Buffer grow() {
             synchronized (slabLock) {
-                if (closed) {
-                    throw new ResourceClosedException("memory domain is closed");
-                }
                 Buffer b = free.poll(); // another thread may have grown the class meanwhile
                 if (b != null) {
                     return b;
                 }
-                int count = (int) Math.max(MIN_BUFFERS_PER_SLAB, TARGET_SLAB_BYTES / size);
-                long bytes = (long) count * size;
+                return addSlab();
+            }
+        }
+
+        /** Registers one more slab; returns one of its buffers and frees the rest. */
+        Buffer addSlab() {
+            synchronized (slabLock) {
+                if (closed) {
+                    throw new ResourceClosedException("memory domain is closed");
+                }
+                long bytes = (long) perSlab * size;
                 MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.LOCAL);
                 slabs.add(slab);
                 registeredBytes.addAndGet(bytes);
-                for (int i = 1; i < count; i++) {
+                for (int i = 1; i < perSlab; i++) {
                     free.offer(new Buffer(BufferPool.this, slab, (long) i * size, size));
                 }
                 return new Buffer(BufferPool.this, slab, 0, size);
+            }
+        }
+
+        /** Starts a background registration when free buffers run low and none is under way. */
+        void keepHeadroom() {
+            if (free.size() >= lowWater || closed || !growing.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                Schedulers.boundedElastic().schedule(() -> {
+                    try {
+                        if (!closed && free.size() < lowWater) {
+                            free.offer(addSlab());
+                        }
+                    } catch (Throwable t) {
+                        growthFailure = t;
+                    } finally {
+                        growing.set(false);
+                    }
+                });
+            } catch (RuntimeException rejected) {
+                growing.set(false);
+                growthFailure = rejected;
             }
         }
     }

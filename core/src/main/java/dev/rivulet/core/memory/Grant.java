@@ -100,7 +100,7 @@ public final class Grant implements AutoCloseable {
     }
 
     /** Ends the access that {@link MemoryDomain#resolveRemote} started. */
-    public void unpin() {
+    void unpin() {
         region.unpin();
     }
 

@@ -9,29 +9,67 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Finds buffers that were never released. Off by default (it records a stack trace per allocation); tests turn it
- * on with {@link #enable()} and check with {@link #awaitNoLeaks(Duration)}, which waits because the last release of
- * a sent buffer happens on the progress thread when the completion arrives.
+ * Finds buffers that were never released, and buffers used after their release. Off by default (it records a stack
+ * trace per allocation); tests turn it on with {@link #enable()} and check with {@link #awaitNoLeaks(Duration)},
+ * which waits because the last release of a sent buffer happens on the progress thread when the completion arrives.
+ * The system property {@code rivulet.leakDetection} ({@code simple}, {@code paranoid}, or {@code true} for
+ * paranoid) turns it on from the command line.
  *
  * <p>Independent of the detector, every pool keeps an exact count of outstanding buffers
- * ({@link BufferPool#outstanding()}).
+ * ({@link BufferPool#outstanding()}), and every buffer refuses access to its bytes once released.
  */
 public final class LeakDetector {
 
-    private static volatile boolean enabled = Boolean.getBoolean("rivulet.leakDetection");
+    /** How much the detector does. */
+    public enum Level {
+        /** Nothing beyond the pools' counts and the released-buffer check. */
+        DISABLED,
+        /** Records where each unreleased buffer was allocated. */
+        SIMPLE,
+        /**
+         * As {@link #SIMPLE}, and pools never reuse a released buffer's object, so a reference kept past release
+         * fails on every use instead of silently reading a later message that reused the object.
+         */
+        PARANOID
+    }
+
+    private static volatile Level level = parse(System.getProperty("rivulet.leakDetection", "false"));
+    private static volatile boolean enabled = level != Level.DISABLED;
     private static final Map<Buffer, Throwable> LIVE = new ConcurrentHashMap<>();
     private static final AtomicLong LEAKED_TOTAL = new AtomicLong();
 
     private LeakDetector() {
     }
 
+    /** Turns on {@link Level#PARANOID} detection: what tests want. */
     public static void enable() {
-        enabled = true;
+        enable(Level.PARANOID);
+    }
+
+    public static void enable(Level l) {
+        level = l;
+        enabled = l != Level.DISABLED;
     }
 
     public static void disable() {
-        enabled = false;
+        enable(Level.DISABLED);
         LIVE.clear();
+    }
+
+    public static Level level() {
+        return level;
+    }
+
+    static boolean isParanoid() {
+        return level == Level.PARANOID;
+    }
+
+    private static Level parse(String v) {
+        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "paranoid" -> Level.PARANOID;
+            case "simple" -> Level.SIMPLE;
+            default -> Level.DISABLED;
+        };
     }
 
     public static boolean isEnabled() {

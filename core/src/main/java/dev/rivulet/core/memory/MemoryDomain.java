@@ -25,10 +25,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * window with its own random key and exactly the rights granted, and {@link #resolveRemote} is the single gate every
  * incoming remote access passes: key, connection, rights and window, then a pin for the duration of the access.
  */
-public final class MemoryDomain implements AutoCloseable {
+public final class MemoryDomain {
 
     /** The one answer a refused remote access gets, whatever the reason: a refusal must not tell live keys apart. */
     public static final String REFUSED = "remote access refused";
+
+    static {
+        MemoryAccessImpl.install();
+    }
 
     private final String name;
     private final Registrar registrar;
@@ -44,7 +48,7 @@ public final class MemoryDomain implements AutoCloseable {
     private long cacheHits;
     private long cacheMisses;
 
-    public MemoryDomain(String name, Registrar registrar) {
+    MemoryDomain(String name, Registrar registrar) {
         this.name = name;
         this.registrar = registrar;
         this.buffers = new BufferPool(this);
@@ -55,11 +59,31 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /**
-     * Registers {@code segment} for local use and allows grants of every remote right on it later. Nothing is
-     * exposed until a grant is made.
+     * Registers {@code segment} for local use only: the source of sends and puts, the destination of gets. It can
+     * never be granted to a peer; for that, name the remote rights grants may give with
+     * {@link #register(MemorySegment, Access...)}.
      */
     public MemoryRegion register(MemorySegment segment) {
-        return register(segment, Access.ALL);
+        return register(segment, Access.LOCAL);
+    }
+
+    /**
+     * Registers {@code segment} for local use and allows {@link Grant}s of the remote rights named in
+     * {@code grantable} on it later ({@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE},
+     * {@link Access#REMOTE_ATOMIC}). Nothing is exposed until a grant is made.
+     */
+    public MemoryRegion register(MemorySegment segment, Access... grantable) {
+        if (grantable == null) {
+            throw new InvalidRequestException("rights must not be null");
+        }
+        java.util.EnumSet<Access> rights = java.util.EnumSet.copyOf(Access.LOCAL);
+        for (Access a : grantable) {
+            if (a == null) {
+                throw new InvalidRequestException("rights must not be null");
+            }
+            rights.add(a);
+        }
+        return register(segment, rights);
     }
 
     /**
@@ -91,8 +115,9 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /**
-     * A slice of a cached registration covering {@code segment}, registering it on a miss. Cached regions belong
-     * to the domain (closed with it); callers must not close them.
+     * A slice of a cached registration covering {@code segment}, registering it (for local use: the source of a put,
+     * the destination of a get) on a miss. Cached regions belong to the domain (closed with it); callers must not
+     * close them.
      */
     public RegisteredSlice registerCached(MemorySegment segment) {
         if (segment == null) {
@@ -106,7 +131,7 @@ public final class MemoryDomain implements AutoCloseable {
                 return r.slice(segment.address() - r.address(), segment.byteSize());
             }
             cacheMisses++;
-            MemoryRegion r = register(segment, Access.ALL);
+            MemoryRegion r = register(segment, Access.LOCAL);
             cache.put(segment.address(), r);
             return r.slice();
         }
@@ -154,7 +179,7 @@ public final class MemoryDomain implements AutoCloseable {
      * {@code scope} is null. The rights must be remote ones the region was registered for. Users grant through
      * {@code Endpoint.grant} and {@link MemoryRegion#grantToAnyPeer}; transports call this directly.
      */
-    public Grant grant(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+    Grant grant(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
         if (window == null || rights == null) {
             throw new InvalidRequestException("window and rights must not be null");
         }
@@ -176,7 +201,7 @@ public final class MemoryDomain implements AutoCloseable {
      * A grant over memory this transport itself hands to a peer for one transfer (a rendezvous message's buffer),
      * whatever the region's own ceiling, scoped to {@code scope}. The caller revokes it when the transfer is done.
      */
-    public Grant grantForTransfer(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+    Grant grantForTransfer(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
         if (scope == null) {
             throw new InvalidRequestException("a transfer grant is always scoped to its connection");
         }
@@ -215,7 +240,7 @@ public final class MemoryDomain implements AutoCloseable {
      * done), or null when refused. Nothing outside a live grant's window, with its rights and for its connection,
      * passes. No allocation, no exception: a peer probing keys costs the target a map lookup.
      */
-    public Grant tryResolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
+    Grant tryResolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
         Grant g = byKey.get(key);
         if (g == null || !g.isOpen() || (g.scope() != null && g.scope() != requester) || !g.rights().contains(needed)
                 || !g.covers(address, length) || !g.region().tryPin()) {
@@ -232,7 +257,7 @@ public final class MemoryDomain implements AutoCloseable {
      * As {@link #tryResolveRemote} but throws {@link RemoteAccessException} with the one text {@link #REFUSED}
      * when refused, whatever the reason.
      */
-    public Grant resolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
+    Grant resolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
         Grant g = tryResolveRemote(key, address, length, needed, requester);
         if (g == null) {
             throw new RemoteAccessException(REFUSED);
@@ -256,7 +281,7 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /** Revokes every grant made for {@code scope}: its connection is gone. */
-    public void revokeScope(AccessScope scope) {
+    void revokeScope(AccessScope scope) {
         List<Grant> gs;
         synchronized (this) {
             gs = byScope.remove(scope);
@@ -313,8 +338,7 @@ public final class MemoryDomain implements AutoCloseable {
     }
 
     /** Closes the buffer pool and every region (each deregisters once its operations in flight are done). */
-    @Override
-    public void close() {
+    void close() {
         List<MemoryRegion> all;
         synchronized (this) {
             if (closed) {

@@ -57,7 +57,7 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /** The provider's local descriptor ({@code fi_mr_desc}, lkey holder), or {@link MemorySegment#NULL}. */
-    public MemorySegment descriptor() {
+    MemorySegment descriptor() {
         return registration.descriptor();
     }
 
@@ -97,7 +97,7 @@ public final class MemoryRegion implements AutoCloseable {
      * Pins the region for one operation. Returns false once the region is closing; the caller must then fail the
      * operation instead of posting it.
      */
-    public boolean tryPin() {
+    boolean tryPin() {
         for (;;) {
             long s = state.get();
             if ((s & CLOSING) != 0) {
@@ -110,7 +110,7 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /** Releases a pin taken by {@link #tryPin()}; the last unpin of a closing region deregisters it. */
-    public void unpin() {
+    void unpin() {
         long s = state.decrementAndGet();
         if (s == CLOSING) {
             deregister();

@@ -1,20 +1,31 @@
 package dev.rivulet.core.metrics;
 
 import dev.rivulet.core.engine.OpKind;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.memory.BufferPool;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 
 /**
  * The numbers of one transport, always counted (striped adders, cheap on the progress threads) and published as
- * {@code rivulet.*} meters when bound to a {@link MeterRegistry}:
+ * {@code rivulet.*} meters when bound to a {@link MeterRegistry}. Every meter carries two tags: {@code transport},
+ * the provider ({@code local}, {@code libfabric/tcp}, {@code io_uring}), and {@code name}, the transport instance
+ * ({@code TransportConfig.name}), so several transports can publish to one registry. A transport's meters are removed
+ * from every registry they were bound to when it is disposed ({@link #close()}).
  *
  * <ul>
  *   <li>{@code rivulet.operations.posted} (op) and {@code rivulet.operations.completed} (op, outcome =
@@ -26,15 +37,25 @@ import java.util.function.DoubleSupplier;
  *   <li>{@code rivulet.operation.latency} (op): subscription to completion (ops are timed only while a registry is
  *       bound or an observer is configured)</li>
  *   <li>{@code rivulet.progress.busy.ratio}: share of wall time the polling threads found work</li>
+ *   <li>{@code rivulet.endpoints.open} (gauge) and {@code rivulet.endpoints.closed} (reason = local | peer |
+ *       failure): endpoints of this transport and how they ended</li>
+ *   <li>{@code rivulet.buffers.outstanding} (gauge): pooled buffers handed out and not yet released;
+ *       {@code rivulet.memory.registered} (gauge, bytes): registered memory of the buffer pool;
+ *       {@code rivulet.buffers.growth.waits}: times a polling thread waited for pool memory being registered</li>
  * </ul>
- * Every meter carries the {@code transport} tag.
  */
 public final class TransportMetrics implements MeterBinder {
 
     private static final OpKind[] KINDS = OpKind.values();
 
     private final String transport;
+    private final String name;
     private final DoubleSupplier busyRatio;
+    private final BufferPool pool;
+    private final LongAdder endpointsOpen = new LongAdder();
+    private final LongAdder[] endpointsClosed = {new LongAdder(), new LongAdder(), new LongAdder()};
+    private final List<Bound> bound = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
     private final LongAdder[] posted = adders();
     private final LongAdder[] succeeded = adders();
     private final LongAdder[] failed = adders();
@@ -48,9 +69,19 @@ public final class TransportMetrics implements MeterBinder {
     private final LongAdder inFlight = new LongAdder();
     private volatile Timer[] latency;
 
-    public TransportMetrics(String transport, DoubleSupplier busyRatio) {
+    /** The meters of one registry, to remove them again. */
+    private record Bound(MeterRegistry registry, List<Meter> meters) {
+    }
+
+    public TransportMetrics(String transport, String name, DoubleSupplier busyRatio, BufferPool pool) {
         this.transport = transport;
+        this.name = name;
         this.busyRatio = busyRatio;
+        this.pool = pool;
+    }
+
+    public String name() {
+        return name;
     }
 
     private static LongAdder[] adders() {
@@ -61,41 +92,94 @@ public final class TransportMetrics implements MeterBinder {
         return a;
     }
 
+    /**
+     * Publishes this transport's meters to {@code registry}. A registry that already holds the meters of another
+     * transport with the same {@code name} is refused: Micrometer would silently keep only the first.
+     */
     @Override
     public void bindTo(MeterRegistry registry) {
+        if (closed) {
+            throw new ResourceClosedException("transport " + name + " is disposed; its meters are gone");
+        }
+        if (registry.find("rivulet.inflight").tags("transport", transport, "name", name).gauge() != null) {
+            throw new InvalidRequestException("registry already has rivulet meters of a transport named '" + name
+                    + "'; give each transport its own TransportConfig.name");
+        }
+        Tags base = Tags.of("transport", transport, "name", name);
+        List<Meter> meters = new ArrayList<>();
         Timer[] timers = new Timer[KINDS.length];
         for (OpKind k : KINDS) {
             int i = k.ordinal();
-            FunctionCounter.builder("rivulet.operations.posted", posted[i], LongAdder::sum)
-                    .tags("transport", transport, "op", k.tag).description("Operations posted to the native queue")
-                    .register(registry);
-            completed(registry, k, "success", succeeded[i]);
-            completed(registry, k, "error", failed[i]);
-            completed(registry, k, "cancelled", cancelled[i]);
-            timers[i] = Timer.builder("rivulet.operation.latency").tags("transport", transport, "op", k.tag)
+            Tags op = base.and("op", k.tag);
+            meters.add(FunctionCounter.builder("rivulet.operations.posted", posted[i], LongAdder::sum).tags(op)
+                    .description("Operations posted to the native queue").register(registry));
+            meters.add(completed(registry, op, "success", succeeded[i]));
+            meters.add(completed(registry, op, "error", failed[i]));
+            meters.add(completed(registry, op, "cancelled", cancelled[i]));
+            timers[i] = Timer.builder("rivulet.operation.latency").tags(op)
                     .description("From subscription to completion").register(registry);
+            meters.add(timers[i]);
         }
-        latency = timers;
-        FunctionCounter.builder("rivulet.bytes.sent", bytesSent, LongAdder::sum).baseUnit("bytes")
-                .tag("transport", transport).register(registry);
-        FunctionCounter.builder("rivulet.bytes.received", bytesReceived, LongAdder::sum).baseUnit("bytes")
-                .tag("transport", transport).register(registry);
-        FunctionCounter.builder("rivulet.queue.retries", retries, LongAdder::sum).tag("transport", transport)
-                .description("NO_RESOURCE answers that parked an operation").register(registry);
-        FunctionTimer.builder("rivulet.credit.stalls", this, m -> m.creditStalls.sum(),
+        meters.add(FunctionCounter.builder("rivulet.bytes.sent", bytesSent, LongAdder::sum).baseUnit("bytes")
+                .tags(base).register(registry));
+        meters.add(FunctionCounter.builder("rivulet.bytes.received", bytesReceived, LongAdder::sum).baseUnit("bytes")
+                .tags(base).register(registry));
+        meters.add(FunctionCounter.builder("rivulet.queue.retries", retries, LongAdder::sum).tags(base)
+                .description("NO_RESOURCE answers that parked an operation").register(registry));
+        meters.add(FunctionTimer.builder("rivulet.credit.stalls", this, m -> m.creditStalls.sum(),
                         m -> m.creditStallNanos.sum(), TimeUnit.NANOSECONDS)
-                .tag("transport", transport).description("Sends waiting for receiver credits").register(registry);
-        Gauge.builder("rivulet.pending.depth", pending, LongAdder::sum).tag("transport", transport)
-                .description("Operations parked in pending FIFOs").register(registry);
-        Gauge.builder("rivulet.inflight", inFlight, LongAdder::sum).tag("transport", transport)
-                .description("Operations posted and not yet completed").register(registry);
-        Gauge.builder("rivulet.progress.busy.ratio", busyRatio, DoubleSupplier::getAsDouble)
-                .tag("transport", transport).register(registry);
+                .tags(base).description("Sends waiting for receiver credits").register(registry));
+        meters.add(Gauge.builder("rivulet.pending.depth", pending, LongAdder::sum).tags(base)
+                .description("Operations parked in pending FIFOs").register(registry));
+        meters.add(Gauge.builder("rivulet.progress.busy.ratio", busyRatio, DoubleSupplier::getAsDouble)
+                .tags(base).register(registry));
+        meters.add(Gauge.builder("rivulet.endpoints.open", endpointsOpen, LongAdder::sum).tags(base)
+                .description("Endpoints of this transport not yet closed").register(registry));
+        String[] reasons = {"local", "peer", "failure"};
+        for (int i = 0; i < reasons.length; i++) {
+            meters.add(FunctionCounter.builder("rivulet.endpoints.closed", endpointsClosed[i], LongAdder::sum)
+                    .tags(base.and("reason", reasons[i])).description("Endpoints closed, by who or what ended them")
+                    .register(registry));
+        }
+        meters.add(Gauge.builder("rivulet.buffers.outstanding", pool, BufferPool::outstanding).tags(base)
+                .description("Pooled buffers handed out and not yet released").register(registry));
+        meters.add(Gauge.builder("rivulet.memory.registered", pool, BufferPool::registeredBytes).tags(base)
+                .baseUnit("bytes").description("Registered memory held by the buffer pool").register(registry));
+        meters.add(FunctionCounter.builder("rivulet.buffers.growth.waits", pool, BufferPool::growthWaits).tags(base)
+                .description("Times a polling thread waited for pool memory registered in the background")
+                .register(registry));
+        // Registered last: bindTo's duplicate check looks for it.
+        meters.add(Gauge.builder("rivulet.inflight", inFlight, LongAdder::sum).tags(base)
+                .description("Operations posted and not yet completed").register(registry));
+        latency = timers;
+        bound.add(new Bound(registry, meters));
+        if (closed) { // disposed meanwhile
+            close();
+        }
     }
 
-    private void completed(MeterRegistry registry, OpKind k, String outcome, LongAdder a) {
-        FunctionCounter.builder("rivulet.operations.completed", a, LongAdder::sum)
-                .tags("transport", transport, "op", k.tag, "outcome", outcome).register(registry);
+    private Meter completed(MeterRegistry registry, Tags op, String outcome, LongAdder a) {
+        return FunctionCounter.builder("rivulet.operations.completed", a, LongAdder::sum)
+                .tags(op.and("outcome", outcome)).register(registry);
+    }
+
+    /** Removes this transport's meters from every registry they were bound to (the transport is gone). */
+    public void close() {
+        closed = true;
+        for (Bound b : bound) {
+            bound.remove(b);
+            b.meters().forEach(b.registry()::remove);
+        }
+    }
+
+    public void endpointOpened() {
+        endpointsOpen.increment();
+    }
+
+    /** An endpoint closed: 0 by this side, 1 by its peer, 2 by a failure. */
+    public void endpointClosed(int reason) {
+        endpointsOpen.decrement();
+        endpointsClosed[reason].increment();
     }
 
     public void posted(OpKind k) {

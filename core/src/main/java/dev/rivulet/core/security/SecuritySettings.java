@@ -1,5 +1,8 @@
 package dev.rivulet.core.security;
 
+import dev.rivulet.core.internal.Durations;
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.SecurityAccess;
 import dev.rivulet.core.error.InvalidRequestException;
 
 import javax.net.ssl.KeyManagerFactory;
@@ -201,9 +204,8 @@ public final class SecuritySettings {
         return peerAddressCheck;
     }
 
-    /** The secret itself, without a copy, for the handshake's MAC. */
-    byte[] secretUnsafe() {
-        return secret;
+    static {
+        Internals.install((SecurityAccess) settings -> settings.secret);
     }
 
     /**

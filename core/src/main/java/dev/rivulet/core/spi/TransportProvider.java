@@ -2,6 +2,10 @@ package dev.rivulet.core.spi;
 
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
+
+import java.util.List;
+import java.util.Map;
 
 /**
  * A backend, found through {@link java.util.ServiceLoader} (list implementations in
@@ -21,6 +25,21 @@ public interface TransportProvider {
     /** Checked without side effects beyond loading a library; cheap enough to call repeatedly. */
     Availability availability();
 
-    /** Opens a transport. Fails with {@code TransportUnavailableException} when not {@link #availability()}. */
+    /**
+     * Opens a transport. Fails with {@code TransportUnavailableException} when not {@link #availability()}, and
+     * with {@code InvalidRequestException} for an option it does not know or cannot read.
+     */
     Transport open(TransportConfig config);
+
+    /** The provider options a transport of this kind reads (besides {@code security.*} and {@code liveness.*}). */
+    List<TransportOption<?>> options();
+
+    /**
+     * The options {@code address} implies for a transport that is to reach it, e.g. libfabric's provider from
+     * {@code fabric://host:port?provider=shm}: a client opening a transport for an address needs it said only once.
+     * Two addresses with the same implied options can share a transport.
+     */
+    default Map<String, String> optionsFor(String address) {
+        return Map.of();
+    }
 }

@@ -3,6 +3,7 @@ package dev.rivulet.core.engine;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Completion;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
@@ -52,7 +53,8 @@ class CreditProtocolFuzzTest {
     private static final int DEPTH = 4;
     private static final int MAX_BATCH = 128;
     private static final Capabilities CAPS = new Capabilities("fuzz", EnumSet.of(Operation.SEND, Operation.RECEIVE),
-            1024, 0, 1, EnumSet.allOf(Ordering.class), DEPTH, DEPTH, 1e9, Duration.ofNanos(1000), "none");
+            1024, 0, 1, EnumSet.allOf(Ordering.class), DEPTH, DEPTH, 1e9, Duration.ofNanos(1000), Completion.REMOTE,
+            Completion.REMOTE);
 
     /** One transport for the whole run: endpoints are cheap, polling threads are not. */
     private static final FuzzTransport TRANSPORT = new FuzzTransport();
@@ -143,7 +145,7 @@ class CreditProtocolFuzzTest {
         return Arrays.copyOf(b.array(), b.position());
     }
 
-    /** Takes every message, releases it, and asks for more only when the script says so. */
+    /** Takes a copy of every message (the endpoint releases it), and asks for more only when the script says so. */
     private static final class Receiver extends BaseSubscriber<Buffer> {
         final List<byte[]> messages = new CopyOnWriteArrayList<>();
         final AtomicReference<Throwable> error = new AtomicReference<>();
@@ -155,7 +157,6 @@ class CreditProtocolFuzzTest {
         @Override
         protected void hookOnNext(Buffer b) {
             messages.add(b.toArray());
-            b.release();
         }
 
         @Override
@@ -324,7 +325,8 @@ class CreditProtocolFuzzTest {
     private static final class FuzzTransport extends AbstractTransport {
         FuzzTransport() {
             super("fuzz", TransportConfig.defaults().progressThreads(1).sendQueueDepth(DEPTH)
-                    .receiveQueueDepth(DEPTH).idleStrategy(IdleStrategy::busySpin), FuzzTransport::register);
+                    .receiveQueueDepth(DEPTH).idleStrategy(IdleStrategy::busySpin), FuzzTransport::register,
+                    java.util.List.of());
         }
 
         private static NativeRegistration register(MemorySegment segment, java.util.Set<?> access, long key) {

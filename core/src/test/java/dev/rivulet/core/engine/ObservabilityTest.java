@@ -1,22 +1,27 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.CloseReason;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.error.InvalidRequestException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Context propagation to completion-side code, and the {@code rivulet.*} meters. */
 class ObservabilityTest {
@@ -27,7 +32,7 @@ class ObservabilityTest {
         List<String> threads = new CopyOnWriteArrayList<>();
         List<Long> nanos = new CopyOnWriteArrayList<>();
         RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://ctx")
-                .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
+                .handle(ep -> ep.receive().then())
                 .bindNow();
         Endpoint client = RivuletClient.create().remoteAddress("local://ctx")
                 .config(c -> c.observer((op, bytes, took, err, ctx) -> {
@@ -45,7 +50,7 @@ class ObservabilityTest {
                             .contextWrite(c -> c.put("traceId", "t-stream")))
                     .verifyComplete();
             assertThat(seen).containsExactly("t-42", "t-stream", "t-stream", "t-stream");
-            assertThat(threads).allMatch(t -> t.startsWith("local-progress-"));
+            assertThat(threads).allMatch(t -> t.startsWith("local-") && t.contains("-progress-"));
             // An observer makes the engine time its ops (they are not timed when nobody asks).
             assertThat(nanos).hasSize(4).allMatch(t -> t > 0);
         } finally {
@@ -58,7 +63,7 @@ class ObservabilityTest {
     void metersAreNamedRivuletAndCount() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://metrics")
-                .handle(ep -> ep.receive().doOnNext(Buffer::release).then())
+                .handle(ep -> ep.receive().then())
                 .bindNow();
         Endpoint client = RivuletClient.create().remoteAddress("local://metrics").metrics(registry).connectNow();
         try {
@@ -89,12 +94,12 @@ class ObservabilityTest {
     void severalProgressThreadsShareEndpoints() {
         TransportConfig cfg = TransportConfig.defaults().progressThreads(2);
         RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://threads").config(c -> cfg)
-                .handle(ep -> ep.receive().flatMap(b -> ep.send(b.retain()).doFinally(s -> b.release())).then())
+                .handle(ep -> ep.send(ep.receive().retain()))
                 .bindNow();
         try {
             Flux.range(0, 4).flatMap(i -> RivuletClient.create().remoteAddress("local://threads").connect()
                             .flatMap(ep -> {
-                                Mono<Long> echoes = ep.receive().take(100).doOnNext(Buffer::release).count();
+                                Mono<Long> echoes = ep.receive().take(100).count();
                                 return echoes.zipWith(ep.send(Flux.range(0, 100).map(j -> ep.memory().allocate(32)))
                                         .thenReturn(1), (c, x) -> c).doFinally(s -> ep.dispose());
                             }))
@@ -103,6 +108,76 @@ class ObservabilityTest {
                     .verifyComplete();
         } finally {
             server.dispose();
+        }
+    }
+
+    @Test
+    void twoTransportsOnOneRegistryAreToldApartAndTheirMetersGoWithThem() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Transport a = Transports.open("local", TransportConfig.defaults().name("orders").meterRegistry(registry));
+        Transport b = Transports.open("local", TransportConfig.defaults().name("billing").meterRegistry(registry));
+        try {
+            assertThat(a.id()).isEqualTo("orders");
+            assertThat(registry.find("rivulet.inflight").tags("name", "orders").gauge()).isNotNull();
+            assertThat(registry.find("rivulet.inflight").tags("name", "billing").gauge()).isNotNull();
+            assertThat(registry.get("rivulet.endpoints.open").tags("name", "orders").gauge().value()).isZero();
+            assertThatThrownBy(() -> Transports.open("local",
+                    TransportConfig.defaults().name("orders").meterRegistry(registry)))
+                    .as("a second transport of the same name would be silently dropped by Micrometer")
+                    .isInstanceOf(InvalidRequestException.class).hasMessageContaining("orders");
+            a.dispose();
+            assertThat(registry.find("rivulet.inflight").tags("name", "orders").gauge()).isNull();
+            assertThat(registry.getMeters()).allMatch(m -> "billing".equals(m.getId().getTag("name")));
+        } finally {
+            a.dispose();
+            b.dispose();
+        }
+        assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void endpointMetersCountOpenEndpointsAndWhyTheyClosed() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Transport t = Transports.open("local", TransportConfig.defaults().name("ends").meterRegistry(registry));
+        try {
+            RivuletServer.BoundServer server = RivuletServer.create().runOn(t).bindAddress("local://ends")
+                    .handle(ep -> ep.receive().then()).bindNow();
+            Endpoint first = RivuletClient.create().runOn(t).remoteAddress("local://ends").connectNow();
+            Endpoint second = RivuletClient.create().runOn(t).remoteAddress("local://ends").connectNow();
+            assertThat(registry.get("rivulet.endpoints.open").gauge().value()).isEqualTo(4.0);
+            first.dispose();
+            StepVerifier.create(first.closeReason().map(CloseReason::kind)).expectNext(CloseReason.Kind.LOCAL)
+                    .verifyComplete();
+            server.disposeNow(Duration.ofSeconds(10));
+            StepVerifier.create(second.closeReason().map(CloseReason::kind)).expectNext(CloseReason.Kind.PEER)
+                    .verifyComplete();
+            assertThat(registry.get("rivulet.endpoints.open").gauge().value()).isZero();
+            assertThat(registry.get("rivulet.endpoints.closed").tags("reason", "local").functionCounter().count())
+                    .as("the first client, and the server's side of the second").isEqualTo(2.0);
+            assertThat(registry.get("rivulet.endpoints.closed").tags("reason", "peer").functionCounter().count())
+                    .as("the server's side of the first, and the second client").isEqualTo(2.0);
+            assertThat(registry.get("rivulet.endpoints.closed").tags("reason", "failure").functionCounter().count())
+                    .isZero();
+        } finally {
+            t.dispose();
+        }
+    }
+
+    @Test
+    void configuringAClientThatRunsOnAGivenTransportIsAnErrorNotSilence() {
+        Transport t = Transports.open("local", TransportConfig.defaults());
+        try {
+            RivuletClient onT = RivuletClient.create().runOn(t);
+            assertThatThrownBy(() -> onT.metrics(new SimpleMeterRegistry()))
+                    .isInstanceOf(InvalidRequestException.class).hasMessageContaining("configure that transport");
+            assertThatThrownBy(() -> onT.config(c -> c.sendQueueDepth(4)))
+                    .isInstanceOf(InvalidRequestException.class);
+            RivuletClient configured = RivuletClient.create().config(c -> c.sendQueueDepth(4));
+            assertThatThrownBy(() -> configured.runOn(t)).isInstanceOf(InvalidRequestException.class);
+            RivuletServer server = RivuletServer.create().runOn(t);
+            assertThatThrownBy(() -> server.config(c -> c)).isInstanceOf(InvalidRequestException.class);
+        } finally {
+            t.dispose();
         }
     }
 }

@@ -23,7 +23,7 @@ class LocalCoalescingTest {
         try {
             Pair p = Pair.connect(a, b, "local://coalesce");
             int n = 20_000;
-            StepVerifier.create(p.server().receive().take(n).doOnNext(Buffer::release).count()
+            StepVerifier.create(p.server().receive().take(n).count()
                             .zipWith(p.client().send(Flux.range(0, n).map(i -> p.client().memory().allocate(8)))
                                     .thenReturn(1), (c, x) -> c))
                     .expectNext((long) n).verifyComplete();

@@ -3,8 +3,13 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.MemoryAccess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -36,7 +41,7 @@ class MemoryDomainTest {
 
     @Test
     void remoteMemorySerialisesAndRefusesGarbage() {
-        MemoryRegion r = domain.register(arena.allocate(128));
+        MemoryRegion r = domain.register(arena.allocate(128), Access.REMOTE_READ, Access.REMOTE_WRITE);
         RemoteMemory rm = r.grantToAnyPeer(16, 32, Access.REMOTE_READ).remote();
         assertThat(RemoteMemory.fromBytes(rm.toBytes())).isEqualTo(rm);
         assertThat(rm.address()).isEqualTo(r.address() + 16);
@@ -52,7 +57,7 @@ class MemoryDomainTest {
 
     @Test
     void resolveRemoteChecksKeyWindowRightsAndConnectionWithOneAnswer() {
-        MemoryRegion r = domain.register(arena.allocate(128));
+        MemoryRegion r = domain.register(arena.allocate(128), Access.REMOTE_READ, Access.REMOTE_WRITE);
         Grant g = domain.grant(r.slice(32, 64), Set.of(Access.REMOTE_WRITE), CONNECTION_A);
         RemoteMemory rm = g.remote();
         Grant pinned = domain.resolveRemote(rm.key(), rm.address() + 8, 56, Access.REMOTE_WRITE, CONNECTION_A);
@@ -96,7 +101,7 @@ class MemoryDomainTest {
 
     @Test
     void revokingAGrantTheRegionOrTheConnectionRefusesAtOnce() {
-        MemoryRegion r = domain.register(arena.allocate(64));
+        MemoryRegion r = domain.register(arena.allocate(64), Access.REMOTE_READ, Access.REMOTE_WRITE);
         Grant a = domain.grant(r.slice(), Set.of(Access.REMOTE_READ), CONNECTION_A);
         Grant b = domain.grant(r.slice(), Set.of(Access.REMOTE_READ), CONNECTION_B);
         Grant any = r.grantToAnyPeer(0, 64, Access.REMOTE_READ);
@@ -130,7 +135,7 @@ class MemoryDomainTest {
             w = next;
         }
         // ...and must never work on the domain's keys, nor may keys repeat, be 0 or be biased.
-        MemoryRegion r = domain.register(arena.allocate(64));
+        MemoryRegion r = domain.register(arena.allocate(64), Access.REMOTE_READ, Access.REMOTE_WRITE);
         Set<Long> keys = new HashSet<>();
         long ones = 0;
         long prev = r.grantToAnyPeer(0, 64, Access.REMOTE_READ).remote().key();
@@ -219,12 +224,107 @@ class MemoryDomainTest {
         Buffer first = held.getFirst();
         held.forEach(Buffer::release);
         assertThat(domain.buffers().outstanding()).isZero();
-        assertThatThrownBy(first::release).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(first::release).isInstanceOf(InvalidMemoryException.class);
         Buffer huge = domain.allocate(3 << 20);
         assertThat(huge.capacity()).isEqualTo(3 << 20);
         int regions = domain.regionCount();
         huge.release();
         assertThat(domain.regionCount()).isEqualTo(regions - 1);
+    }
+
+    @Test
+    void registrationIsLocalUnlessRemoteRightsAreAskedFor() {
+        MemoryRegion plain = domain.register(arena.allocate(64));
+        assertThat(plain.access()).isEqualTo(Access.LOCAL);
+        assertThatThrownBy(() -> plain.grantToAnyPeer(0, 64, Access.REMOTE_READ))
+                .isInstanceOf(InvalidMemoryException.class).hasMessageContaining("registered for");
+        MemoryRegion readable = domain.register(arena.allocate(64), Access.REMOTE_READ);
+        assertThat(readable.access()).contains(Access.REMOTE_READ).doesNotContain(Access.REMOTE_WRITE);
+        assertThat(readable.grantToAnyPeer(0, 64, Access.REMOTE_READ).isOpen()).isTrue();
+        assertThatThrownBy(() -> readable.grantToAnyPeer(0, 64, Access.REMOTE_WRITE))
+                .isInstanceOf(InvalidMemoryException.class);
+        assertThat(domain.registerCached(arena.allocate(64)).region().access()).isEqualTo(Access.LOCAL);
+    }
+
+    @Test
+    void aReleasedBufferRefusesEveryUseOfItsBytes() {
+        Buffer b = domain.allocate(16).write(new byte[16]);
+        b.release();
+        assertThatThrownBy(b::segment).isInstanceOf(InvalidMemoryException.class).hasMessageContaining("released");
+        assertThatThrownBy(b::toArray).isInstanceOf(InvalidMemoryException.class);
+        assertThatThrownBy(b::capacitySegment).isInstanceOf(InvalidMemoryException.class);
+        assertThatThrownBy(() -> b.write(new byte[1])).isInstanceOf(InvalidMemoryException.class);
+        assertThatThrownBy(b::retain).isInstanceOf(InvalidMemoryException.class);
+    }
+
+    @Test
+    void paranoidDetectionKeepsAStaleReferenceDeadAfterItsMemoryIsHandedOutAgain() {
+        LeakDetector.enable(LeakDetector.Level.PARANOID);
+        try {
+            Buffer stale = domain.allocate(16);
+            stale.release();
+            List<Buffer> again = new ArrayList<>();
+            for (int i = 0; i < 64; i++) { // every free 16-byte slot, the stale one's memory among them
+                again.add(domain.allocate(16));
+            }
+            assertThat(again).noneMatch(b -> b == stale);
+            assertThatThrownBy(stale::segment).isInstanceOf(InvalidMemoryException.class);
+            again.forEach(Buffer::release);
+        } finally {
+            LeakDetector.disable();
+        }
+    }
+
+    @Test
+    void aLenderReleasesOnlyTheAllocationItLent() {
+        MemoryAccess lending = Internals.memory();
+        Buffer b = domain.allocate(16);
+        long token = lending.allocationToken(b);
+        b.retain(); // the borrower keeps it
+        assertThat(lending.releaseIfStill(b, token)).isTrue();
+        assertThat(b.refCnt()).isEqualTo(1);
+        b.release(); // the borrower is done: the buffer goes back to the pool and is handed out again
+        Buffer next = domain.allocate(16);
+        assertThat(lending.releaseIfStill(b, token)).as("a later allocation of the same object is not touched")
+                .isFalse();
+        assertThat(next.refCnt()).isEqualTo(1);
+        next.release();
+    }
+
+    @Test
+    void aNonBlockingThreadNeverRegistersAndWaitsForTheBackgroundInstead() throws Exception {
+        AtomicInteger registrations = new AtomicInteger();
+        Set<String> registeringThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        MemoryDomain watched = new MemoryDomain("watched", (segment, access, key) -> {
+            registrations.incrementAndGet();
+            registeringThreads.add(Thread.currentThread().getName());
+            return new NativeRegistration(key, segment.address(), null, null, null);
+        });
+        try {
+            Scheduler parallel = Schedulers.newParallel("non-blocking-allocator", 1);
+            try {
+                List<Buffer> got = Mono.fromCallable(() -> {
+                    List<Buffer> l = new ArrayList<>();
+                    for (int i = 0; i < 5000; i++) { // several slabs' worth of 256-byte buffers
+                        l.add(watched.allocate(256));
+                    }
+                    l.add(watched.allocate(3 << 20)); // a huge buffer: registered for itself
+                    return l;
+                }).subscribeOn(parallel).block(Duration.ofSeconds(30));
+                assertThat(got).hasSize(5001);
+                assertThat(registrations.get()).isPositive();
+                assertThat(registeringThreads).noneMatch(n -> n.startsWith("non-blocking-allocator"));
+                assertThat(watched.buffers().growthWaits()).isPositive();
+                got.forEach(Buffer::release);
+            } finally {
+                parallel.dispose();
+            }
+            registeringThreads.clear();
+            watched.buffers().reserve(512, 100);
+            assertThat(registeringThreads).containsOnly(Thread.currentThread().getName());
+        } finally {
+            watched.close();
+        }
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.error.HandshakeException;
-import dev.rivulet.core.liveness.LivenessMonitor;
+import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.liveness.LivenessSettings;
 
 import java.io.IOException;

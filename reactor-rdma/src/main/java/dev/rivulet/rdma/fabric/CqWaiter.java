@@ -1,6 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.core.progress.Waiter;
+import dev.rivulet.core.loop.Waiter;
 import dev.rivulet.rdma.libfabric.FidFabric;
 
 import java.lang.foreign.Arena;

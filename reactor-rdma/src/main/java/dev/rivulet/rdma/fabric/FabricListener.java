@@ -3,11 +3,11 @@ package dev.rivulet.rdma.fabric;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.security.AdmissionControl;
-import dev.rivulet.core.security.Handshake;
+import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.core.security.SocketHandshakeIo;
-import dev.rivulet.core.security.TlsSockets;
+import dev.rivulet.core.handshake.SocketHandshakeIo;
+import dev.rivulet.core.handshake.TlsSockets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -17,6 +17,8 @@ import reactor.core.publisher.Sinks;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
@@ -24,32 +26,51 @@ import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
 /**
  * Accepts bootstrap connections on a TCP port and turns each into an endpoint after the connection handshake. The
  * accept thread only admits ({@link AdmissionControl}: a connection beyond the listener's bounds is closed at once)
- * and hands the socket to a virtual thread for the handshake, which has the set-up deadline; a failed accept (too
- * many open files, a reset before accept) is logged and retried after a pause, so only {@link #dispose()} ends the
- * listener.
+ * and hands the socket to a set-up thread (virtual) for the handshake, which has the set-up deadline.
+ *
+ * <p>Only {@link #dispose()} ends the listener. Whatever fails on the accept thread (accept itself: too many open
+ * files, a reset before accept; out of memory; a thread that cannot be started; a class that cannot be loaded in a
+ * process out of descriptors) is logged at most every 10 s and retried after 5 ms, doubling up to 1 s; a socket that
+ * was accepted but not handed over is closed and its admission ticket returned. A listener that stopped there would
+ * keep its port open and answer nobody. Only a {@link VirtualMachineError} other than {@link OutOfMemoryError} (the
+ * JVM itself is broken) ends the loop; the listener is then disposed, so clients are refused rather than left
+ * waiting. A set-up thread returns the ticket, closes the socket and lets go of the fabric endpoint on every path
+ * but success, errors included.
  */
 final class FabricListener implements Listener {
 
     private static final Logger log = LoggerFactory.getLogger(FabricListener.class);
     private static final long MIN_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 1_000;
+    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
 
     private final FabricTransport transport;
     private final ServerSocket server;
     private final String address;
     private final SecuritySettings security;
     private final AdmissionControl admission;
+    private final ThreadFactory setUpThreads;
     private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private volatile boolean isDisposed;
-    private long lastFailureLog;
+    /** Accept-thread only: when the next accept failure may be logged, and how many were left out since. */
+    private long nextFailureLog;
+    private boolean failureLogged;
+    private int failuresLeftOut;
 
     FabricListener(FabricTransport transport, ServerSocket server, String address, SecuritySettings security) {
+        this(transport, server, address, security, Thread.ofVirtual().name("rivulet-fabric-handshake").factory());
+    }
+
+    /** {@code setUpThreads} makes the thread each admitted connection is set up on (tests watch them). */
+    FabricListener(FabricTransport transport, ServerSocket server, String address, SecuritySettings security,
+                   ThreadFactory setUpThreads) {
         this.transport = transport;
         this.server = server;
         this.address = address;
         this.security = security;
         this.admission = new AdmissionControl(security);
+        this.setUpThreads = setUpThreads;
     }
 
     void start() {
@@ -62,41 +83,76 @@ final class FabricListener implements Listener {
     }
 
     private void acceptLoop() {
-        long backoff = MIN_BACKOFF_MS;
-        while (!isDisposed) {
-            Socket s;
-            try {
-                s = server.accept();
-                backoff = MIN_BACKOFF_MS;
-            } catch (IOException e) {
-                if (isDisposed) {
-                    break;
-                }
-                logFailure(e);
+        try {
+            long backoff = 0;
+            while (!isDisposed) {
                 try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
+                    acceptOne();
+                    backoff = 0;
+                } catch (Throwable t) {
+                    if (isDisposed) {
+                        break;
+                    }
+                    if (t instanceof VirtualMachineError && !(t instanceof OutOfMemoryError)) {
+                        throw (VirtualMachineError) t; // a broken JVM: nothing to retry; disposed below
+                    }
+                    backoff = backoff == 0 ? MIN_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, backoff * 2);
+                    logFailure(t, backoff);
+                    try {
+                        Thread.sleep(backoff); // an OutOfMemoryError, too: the pause lets the collector catch up
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 }
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-                continue;
             }
-            AdmissionControl.Ticket ticket = admission.admit();
-            if (ticket == null) {
-                Bootstrap.closeQuietly(s); // full: no thread, no buffer, nothing but the closed socket
-                continue;
-            }
-            Thread.ofVirtual().name("rivulet-fabric-handshake").start(() -> setUp(s, ticket));
+        } finally {
+            dispose();
         }
-        dispose();
     }
 
-    private void logFailure(IOException e) {
-        long now = System.nanoTime();
-        if (now - lastFailureLog > 10_000_000_000L) { // at most one line per 10 s however fast accept fails
-            lastFailureLog = now;
-            log.warn("accept on {} failed; retrying: {}", address, e.toString());
+    /** Accepts one connection and hands it to a set-up thread; a socket not handed over is closed, its ticket back. */
+    private void acceptOne() throws IOException {
+        Socket s = server.accept();
+        AdmissionControl.Ticket ticket = null;
+        boolean handedOver = false;
+        try {
+            ticket = admission.admit();
+            if (ticket == null) {
+                return; // full: no thread, no buffer, nothing but the closed socket (below)
+            }
+            AdmissionControl.Ticket t = ticket;
+            Thread setUp = setUpThreads.newThread(() -> setUp(s, t));
+            if (setUp == null) {
+                throw new RejectedExecutionException("no thread to set up a connection on");
+            }
+            setUp.start();
+            handedOver = true;
+        } finally {
+            if (!handedOver) {
+                Bootstrap.closeQuietly(s);
+                if (ticket != null) {
+                    ticket.close();
+                }
+            }
+        }
+    }
+
+    /** At most one line per 10 s however fast accept fails; logging may fail as well (out of memory, descriptors). */
+    private void logFailure(Throwable t, long backoffMs) {
+        try {
+            long now = System.nanoTime();
+            if (failureLogged && now - nextFailureLog < 0) {
+                failuresLeftOut++;
+                return;
+            }
+            failureLogged = true;
+            nextFailureLog = now + LOG_EVERY_NANOS;
+            String more = failuresLeftOut > 0 ? " (" + failuresLeftOut + " more since the last report)" : "";
+            failuresLeftOut = 0;
+            log.warn("accept on {} failed; retrying in {} ms: {}{}", address, backoffMs, t, more);
+        } catch (Throwable ignored) {
+            // the listener goes on regardless
         }
     }
 
@@ -104,6 +160,8 @@ final class FabricListener implements Listener {
         AtomicReference<FabricDomain.EndpointHandles> handles = new AtomicReference<>();
         long[] peer = {FI_ADDR_NOTAVAIL};
         Socket s = plain;
+        EndpointEngine e = null;
+        boolean established = false;
         try {
             plain.setTcpNoDelay(true);
             transport.tuneBootstrap(plain);
@@ -131,22 +189,35 @@ final class FabricListener implements Listener {
                     });
             Bootstrap.awaitReady(io, deadline); // the client has us in its AV: ours may send
             io.setSoTimeout(0);
-            EndpointEngine e = transport.newEndpoint(handles.get(), peer[0], io,
-                    "fabric://" + io.getRemoteSocketAddress());
+            e = transport.newEndpoint(handles.get(), peer[0], io, "fabric://" + io.getRemoteSocketAddress());
             handles.set(null); // the endpoint owns them now
             ticket.established();
             e.onClose().subscribe(null, err -> ticket.close(), ticket::close);
+            established = true; // the endpoint holds the ticket until it closes
             synchronized (this) {
                 if (isDisposed || !accepted.tryEmitNext(e).isSuccess()) {
                     e.dispose();
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), e);
-            FabricDomain.EndpointHandles h = handles.get();
-            if (h != null) {
-                transport.closeHandles(h, peer[0]);
+        } catch (IOException | RuntimeException ex) {
+            log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), ex);
+        } finally {
+            if (!established) {
+                abandon(e, handles.get(), peer[0], s, plain, ticket);
             }
+        }
+    }
+
+    /** Lets go of everything a set-up that did not finish made (errors included), and returns its ticket. */
+    private void abandon(EndpointEngine e, FabricDomain.EndpointHandles h, long peer, Socket s, Socket plain,
+                         AdmissionControl.Ticket ticket) {
+        try {
+            if (e != null) {
+                e.dispose(); // it owns the handles and the socket
+            } else if (h != null) {
+                transport.closeHandles(h, peer);
+            }
+        } finally {
             Bootstrap.closeQuietly(s);
             Bootstrap.closeQuietly(plain);
             ticket.close();

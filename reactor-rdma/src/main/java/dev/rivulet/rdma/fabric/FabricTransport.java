@@ -1,6 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Completion;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
@@ -8,13 +9,14 @@ import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.security.Handshake;
+import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.core.security.SocketHandshakeIo;
-import dev.rivulet.core.security.TlsSockets;
+import dev.rivulet.core.handshake.SocketHandshakeIo;
+import dev.rivulet.core.handshake.TlsSockets;
+import dev.rivulet.rdma.FabricOptions;
 import dev.rivulet.rdma.libfabric.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -36,16 +38,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Rivulet over libfabric RDM endpoints: one fabric/domain/AV per transport, one endpoint and completion queue per
- * connection, connected through the {@link Bootstrap} exchange. Options: {@code provider} (default {@code tcp}),
- * {@code fabric.eagerSize} (receive buffer size: larger messages go by rendezvous, default 64 KiB),
- * {@code fabric.maxMessageSize} (default 16 MiB) and {@code fabric.completionWait}: {@code fd} (default) opens
- * completion queues with a file descriptor the progress thread sleeps on when idle; {@code none} opens them
- * {@code FI_WAIT_NONE}, for deployments that busy-poll: each poll is cheaper (on tcp by 5 to 10 % of throughput
- * here), and an idle thread sleeps on a timer instead, so the first completion after a sleep waits for it.
- * {@code fabric.dataProgress} ({@code provider}, the default; {@code manual}; {@code auto}) is the
- * {@code data_progress} hint: {@code manual} spares {@code sockets} its own progress thread (data then moves only in
- * the progress loops' CQ reads, and a parked loop notices it only when its timed sleep ends), see
- * {@code docs/fabric-transport.md}.
+ * connection, connected through the {@link Bootstrap} exchange. Options: {@link FabricOptions}; see
+ * {@code docs/fabric-transport.md} for what completion waiting and data progress change.
  */
 public final class FabricTransport extends AbstractTransport {
 
@@ -62,7 +56,8 @@ public final class FabricTransport extends AbstractTransport {
     private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
 
     static FabricTransport open(TransportConfig config) {
-        FabricDomain fabric = FabricDomain.open(config.optionOr("provider", "tcp"), dataProgress(config));
+        config.checkOptions("libfabric", FabricOptions.ALL);
+        FabricDomain fabric = FabricDomain.open(config.get(FabricOptions.PROVIDER), dataProgress(config));
         try {
             return new FabricTransport(config, fabric);
         } catch (RuntimeException e) {
@@ -72,39 +67,33 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     private FabricTransport(TransportConfig config, FabricDomain fabric) {
-        super("libfabric/" + fabric.provider, config, fabric::register);
+        super("libfabric/" + fabric.provider, config, fabric::register, FabricOptions.ALL);
         this.fabric = fabric;
         String provider = fabric.provider;
         String name = name();
-        this.eagerSize = config.intOption("fabric.eagerSize", DEFAULT_EAGER);
-        String wait = config.optionOr("fabric.completionWait", "fd");
-        if (!wait.equals("fd") && !wait.equals("none")) {
-            throw new InvalidRequestException("fabric.completionWait must be fd or none, not '" + wait + "'");
-        }
-        this.completionWaitFd = wait.equals("fd");
-        long maxMessage = config.intOption("fabric.maxMessageSize", 16 << 20);
+        this.eagerSize = config.get(FabricOptions.EAGER_SIZE);
+        this.completionWaitFd = config.get(FabricOptions.COMPLETION_WAIT).equals("fd");
+        long maxMessage = config.get(FabricOptions.MAX_MESSAGE_SIZE);
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.GET,
                 Operation.FLUSH, Operation.FENCE);
         ops.addAll(probeAtomics());
         this.caps = new Capabilities(name, ops, maxMessage, 0, 1,
                 EnumSet.of(Ordering.SEND_AFTER_SEND), config.sendQueueDepth(), config.receiveQueueDepth(),
                 provider.equals("shm") ? 10e9 : 2e9, Duration.ofNanos(provider.equals("shm") ? 1_000 : 10_000),
-                "every earlier operation completed; completions of " + provider + " are requested with "
-                        + (provider.equals("shm") ? "the provider's default (shm copies synchronously)"
-                        : "FI_DELIVERY_COMPLETE") + ", so the data is at the target",
+                // Sends complete when the provider transmitted them; puts are posted FI_DELIVERY_COMPLETE (shm
+                // copies them synchronously), so they complete at the target, and so does a flush of them. A flush
+                // does not make earlier sends remote: the provider reports only their transmission.
+                Completion.LOCAL, Completion.REMOTE, Completion.LOCAL,
                 fabric.maxMsgSize <= 0 || fabric.maxMsgSize > (1L << 30) ? 1L << 30 : fabric.maxMsgSize,
                 fabric.checksRemoteKeys, fabric.remoteKeyBits(), false, fabric.refusalDropsConnection);
     }
 
     /** The {@code fi_domain_attr.data_progress} hint {@code fabric.dataProgress} names. */
     static int dataProgress(TransportConfig config) {
-        String progress = config.optionOr("fabric.dataProgress", "provider");
-        return switch (progress) {
-            case "provider" -> FI_PROGRESS_UNSPEC;
+        return switch (config.get(FabricOptions.DATA_PROGRESS)) {
             case "manual" -> FI_PROGRESS_MANUAL;
             case "auto" -> FI_PROGRESS_AUTO;
-            default -> throw new InvalidRequestException("fabric.dataProgress must be provider, manual or auto, not '"
-                    + progress + "'");
+            default -> FI_PROGRESS_UNSPEC;
         };
     }
 
@@ -174,10 +163,10 @@ public final class FabricTransport extends AbstractTransport {
             Socket s = plain;
             long peer = FI_ADDR_NOTAVAIL;
             try {
-                long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
+                long deadline = System.nanoTime() + config.connectTimeout().toNanos();
                 plain.setTcpNoDelay(true);
                 tuneBootstrap(plain);
-                plain.connect(a.socketAddress(), (int) Math.max(1, security.handshakeTimeout().toMillis()));
+                plain.connect(a.socketAddress(), (int) Math.max(1, config.connectTimeout().toMillis()));
                 if (security.usesTls()) {
                     s = TlsSockets.client(plain, security, a.host(), a.port(), deadline);
                 }

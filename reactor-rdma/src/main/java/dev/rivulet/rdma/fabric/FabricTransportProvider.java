@@ -2,10 +2,15 @@ package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.rdma.FabricOptions;
 import dev.rivulet.rdma.libfabric.Libfabric;
+
+import java.util.List;
+import java.util.Map;
 
 /**
  * libfabric ({@code fabric://host:port?provider=tcp}). Available when {@code libfabric.so.1} loads; which providers
@@ -41,5 +46,17 @@ public final class FabricTransportProvider implements TransportProvider {
             throw new TransportUnavailableException("libfabric is unavailable: " + a.reason());
         }
         return FabricTransport.open(config);
+    }
+
+    @Override
+    public List<TransportOption<?>> options() {
+        return FabricOptions.ALL;
+    }
+
+    /** The provider an address names ({@code ?provider=shm}), {@code tcp} when it names none. */
+    @Override
+    public Map<String, String> optionsFor(String address) {
+        return Map.of(FabricOptions.PROVIDER.key(),
+                FabricAddress.parse(address, FabricOptions.PROVIDER.defaultValue()).provider());
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
@@ -18,7 +20,7 @@ import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.liveness.LivenessSettings;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.rdma.libfabric.FiCqDataEntry;
 import dev.rivulet.rdma.libfabric.FiCqErrEntry;
 import dev.rivulet.rdma.libfabric.FiMsgRma;
@@ -56,6 +58,8 @@ import static dev.rivulet.rdma.libfabric.FiConstants.*;
  * Progress thread only.
  */
 final class FabricWire implements Wire {
+
+    private static final MemoryAccess MEMORY = Internals.memory();
 
     /** Receive buffers kept posted for protocol-only words on top of the engine's data slots. */
     static final int CONTROL_SLOTS = 8;
@@ -248,7 +252,7 @@ final class FabricWire implements Wire {
             return NO_RESOURCE;
         }
         dueBy[slot] = dueBy(b.length());
-        long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), b.region().descriptor(), controlWord, peer,
+        long rc = FidEp.senddata(ep, b.capacitySegment(), b.length(), MEMORY.descriptor(b.region()), controlWord, peer,
                 slots.context(slot));
         return posted(slot, rc, "fi_senddata");
     }
@@ -282,7 +286,7 @@ final class FabricWire implements Wire {
             return NO_RESOURCE;
         }
         Buffer b = op.buffer();
-        Grant window = memory.grantForTransfer(b.region().slice(b.regionOffset(), b.length()),
+        Grant window = MEMORY.grantForTransfer(memory, b.region().slice(b.regionOffset(), b.length()),
                 java.util.Set.of(Access.REMOTE_READ), this);
         Buffer rts = memory.allocate(RTS_BYTES);
         int wait = slots.acquire(ContextSlots.RNDV_WAIT, op);
@@ -295,7 +299,8 @@ final class FabricWire implements Wire {
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, window.remote().key());
         m.set(ValueLayout.JAVA_INT_UNALIGNED, 24, wait);
         long word = ControlWord.credits(controlWord) << 32 | RNDV_REQUEST;
-        long rc = FidEp.senddata(ep, m, RTS_BYTES, rts.region().descriptor(), word, peer, slots.context(sendSlot));
+        long rc = FidEp.senddata(ep, m, RTS_BYTES, MEMORY.descriptor(rts.region()), word, peer,
+                slots.context(sendSlot));
         if (rc != 0) {
             slots.release(sendSlot);
             slots.release(wait);
@@ -353,7 +358,7 @@ final class FabricWire implements Wire {
             return false;
         }
         // For any sender: a stranger's message is dropped by its source (FabricDomain#reportsSource).
-        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, b.region().descriptor(), FI_ADDR_UNSPEC,
+        long rc = FidEp.recv(ep, b.capacitySegment(), eagerSize, MEMORY.descriptor(b.region()), FI_ADDR_UNSPEC,
                 slots.context(slot));
         if (rc == 0) {
             postedOrder[(orderHead + orderCount++) % postedOrder.length] = slot;
@@ -382,12 +387,13 @@ final class FabricWire implements Wire {
             case PUT -> {
                 call = "fi_writemsg";
                 rc = fabric.checksRemoteKeys ? writeDeliveryComplete(op, slot, ctx)
-                        : FidEp.write(ep, op.local().segment(), op.local().length(), op.local().region().descriptor(),
+                        : FidEp.write(ep, op.local().segment(), op.local().length(),
+                                MEMORY.descriptor(op.local().region()),
                         peer, op.remote().address(), op.remote().key(), ctx);
             }
             case GET -> {
                 call = "fi_read";
-                rc = FidEp.read(ep, op.local().segment(), op.local().length(), op.local().region().descriptor(),
+                rc = FidEp.read(ep, op.local().segment(), op.local().length(), MEMORY.descriptor(op.local().region()),
                         peer, op.remote().address(), op.remote().key(), ctx);
             }
             case ATOMIC -> {
@@ -413,7 +419,7 @@ final class FabricWire implements Wire {
         FiRmaIov.setAddr(rmaIov, op.remote().address());
         FiRmaIov.setLen(rmaIov, op.local().length());
         FiRmaIov.setKey(rmaIov, op.remote().key());
-        desc.set(ValueLayout.ADDRESS, 0, op.local().region().descriptor());
+        desc.set(ValueLayout.ADDRESS, 0, MEMORY.descriptor(op.local().region()));
         FiMsgRma.setMsgIov(msg, iov);
         FiMsgRma.setDesc(msg, desc);
         FiMsgRma.setIovCount(msg, 1);
@@ -430,7 +436,7 @@ final class FabricWire implements Wire {
         MemorySegment operand = s.asSlice(0, 8);
         MemorySegment compare = s.asSlice(8, 8);
         MemorySegment result = s.asSlice(16, 8);
-        MemorySegment desc = scratch.descriptor();
+        MemorySegment desc = MEMORY.descriptor(scratch);
         int dt = op.width() == 8 ? FI_UINT64 : FI_UINT32;
         if (op.width() == 8) {
             operand.set(ValueLayout.JAVA_LONG, 0, op.operand());
@@ -615,7 +621,7 @@ final class FabricWire implements Wire {
             dst.release();
             return false;
         }
-        long rc = FidEp.read(ep, dst.capacitySegment(), length, dst.region().descriptor(), peer, address, key,
+        long rc = FidEp.read(ep, dst.capacitySegment(), length, MEMORY.descriptor(dst.region()), peer, address, key,
                 slots.context(readSlot));
         if (rc != 0) {
             slots.release(readSlot);

@@ -9,7 +9,7 @@ public class FabricAuthenticatedReceiveTckTest extends ReceivePublisherTck {
 
     @Override
     protected Transport openTransport(TransportConfig config) {
-        return new FabricTransportProvider().open(config.option("provider", "tcp")
+        return new FabricTransportProvider().open(config.option("fabric.provider", "tcp")
                 .option("security.secret", FabricSecurityTest.SECRET));
     }
 

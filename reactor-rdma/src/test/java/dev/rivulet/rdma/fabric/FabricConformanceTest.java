@@ -13,7 +13,7 @@ class FabricConformanceTest {
 
         @Override
         protected Transport openTransport(TransportConfig config) {
-            return new FabricTransportProvider().open(config.option("provider", provider()));
+            return new FabricTransportProvider().open(config.option("fabric.provider", provider()));
         }
 
         @Override

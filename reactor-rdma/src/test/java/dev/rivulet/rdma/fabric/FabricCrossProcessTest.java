@@ -19,7 +19,7 @@ class FabricCrossProcessTest {
 
         @Override
         protected Map<String, String> options() {
-            return Map.of("provider", name());
+            return Map.of("fabric.provider", name());
         }
 
         @Override
@@ -46,7 +46,7 @@ class FabricCrossProcessTest {
 
         @Override
         protected Map<String, String> options() {
-            return Map.of("provider", "tcp", "security.secret", FabricSecurityTest.SECRET);
+            return Map.of("fabric.provider", "tcp", "security.secret", FabricSecurityTest.SECRET);
         }
     }
 
@@ -61,7 +61,7 @@ class FabricCrossProcessTest {
         @Override
         protected Map<String, String> options() {
             Map<String, String> o = new java.util.HashMap<>(dev.rivulet.conformance.TestCertificates.options("server"));
-            o.put("provider", "tcp");
+            o.put("fabric.provider", "tcp");
             return o;
         }
     }

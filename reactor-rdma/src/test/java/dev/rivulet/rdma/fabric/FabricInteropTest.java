@@ -3,6 +3,7 @@ package dev.rivulet.rdma.fabric;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.rdma.FabricInterop;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import org.junit.jupiter.api.AfterEach;
@@ -86,8 +87,8 @@ class FabricInteropTest {
         RemoteMemory remote = new RemoteMemory(Long.parseUnsignedLong(info.get("ADDR")),
                 Long.parseLong(info.get("LEN")), Long.parseUnsignedLong(info.get("KEY")), null);
 
-        transport = new FabricTransportProvider().open(TransportConfig.defaults().option("provider", "tcp"));
-        Endpoint ep = ((FabricTransport) transport).attach(HexFormat.of().parseHex(info.get("NAME")))
+        transport = new FabricTransportProvider().open(TransportConfig.defaults().option("fabric.provider", "tcp"));
+        Endpoint ep = FabricInterop.attach(transport, HexFormat.of().parseHex(info.get("NAME")))
                 .block(Duration.ofSeconds(20));
         try (Arena arena = Arena.ofShared()) {
             MemoryRegion local = transport.memory().register(arena.allocate(SIZE, 64));

@@ -1,11 +1,17 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.RivuletClient;
+import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.Transports;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.rdma.libfabric.Libfabric;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
 
 import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_MANUAL;
 import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC;
@@ -17,18 +23,54 @@ class FabricOptionsTest {
 
     @Test
     void anUnknownCompletionWaitIsRefusedByName() {
-        assertRefused("fabric.completionWait", "yield", "fabric.completionWait must be fd or none, not 'yield'");
+        assertRefused("fabric.completionWait", "yield", "option fabric.completionWait='yield' is not one of fd, none");
     }
 
     @Test
     void anUnknownDataProgressIsRefusedByName() {
         assertRefused("fabric.dataProgress", "sometimes",
-                "fabric.dataProgress must be provider, manual or auto, not 'sometimes'");
+                "option fabric.dataProgress='sometimes' is not one of provider, manual, auto");
+    }
+
+    @Test
+    void anOptionOfAnotherTransportIsRefusedWithTheKnownOnes() {
+        assertRefused("uring.ringEntries", "64", "unknown option 'uring.ringEntries' for transport libfabric; known: "
+                + "fabric.completionWait, fabric.dataProgress, fabric.eagerSize, fabric.maxMessageSize, "
+                + "fabric.provider");
+        assertRefused("fabric.eagerSize", "big", "option fabric.eagerSize='big' is not an integer");
+    }
+
+    /** The address names the provider; a client or server opening a transport for it needs it nowhere else. */
+    @Test
+    void theProviderIsSaidOnceInTheAddress() {
+        Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
+        FabricTransportProvider p = new FabricTransportProvider();
+        assertThat(p.optionsFor("fabric://127.0.0.1:7000?provider=sockets")).containsEntry("fabric.provider",
+                "sockets");
+        assertThat(p.optionsFor("fabric://127.0.0.1:7000")).containsEntry("fabric.provider", "tcp");
+        RivuletServer.BoundServer server = RivuletServer.create().bindAddress("fabric://127.0.0.1:0?provider=sockets")
+                .config(c -> c.name("sockets-server")).handle(ep -> ep.send(ep.receive().retain())).bindNow();
+        try {
+            assertThat(server.transport().name()).isEqualTo("libfabric/sockets");
+            Endpoint client = RivuletClient.create().remoteAddress(server.address())
+                    .config(c -> c.name("sockets-client")).connectNow();
+            assertThat(client.capabilities().transport()).isEqualTo("libfabric/sockets");
+            StepVerifier.create(client.receive().asString().next().zipWith(client.send("once").thenReturn(1),
+                    (m, x) -> m)).expectNext("once").verifyComplete();
+            client.dispose();
+            Transport shared = Transports.shared("fabric://127.0.0.1:1?provider=sockets");
+            assertThat(shared.name()).isEqualTo("libfabric/sockets");
+            assertThat(Transports.shared("fabric://127.0.0.1:2?provider=sockets")).isSameAs(shared);
+            assertThat(Transports.shared("fabric://127.0.0.1:2")).isNotSameAs(shared);
+        } finally {
+            server.disposeNow(java.time.Duration.ofSeconds(10));
+            Transports.disposeShared();
+        }
     }
 
     private static void assertRefused(String option, String value, String message) {
         Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
-        TransportConfig config = TransportConfig.defaults().option("provider", "tcp").option(option, value);
+        TransportConfig config = TransportConfig.defaults().option("fabric.provider", "tcp").option(option, value);
         assertThatThrownBy(() -> new FabricTransportProvider().open(config))
                 .isInstanceOf(InvalidRequestException.class)
                 .hasMessageContaining(message);
@@ -56,7 +98,7 @@ class FabricOptionsTest {
     @Test
     void aProgressModelTheProviderLacksIsNamedInTheError() {
         Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
-        TransportConfig config = TransportConfig.defaults().option("provider", "shm")
+        TransportConfig config = TransportConfig.defaults().option("fabric.provider", "shm")
                 .option("fabric.dataProgress", "auto");
         assertThatThrownBy(() -> new FabricTransportProvider().open(config))
                 .isInstanceOf(TransportUnavailableException.class)

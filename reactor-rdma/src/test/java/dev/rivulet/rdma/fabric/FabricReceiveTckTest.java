@@ -9,7 +9,7 @@ public class FabricReceiveTckTest extends ReceivePublisherTck {
 
     @Override
     protected Transport openTransport(TransportConfig config) {
-        return new FabricTransportProvider().open(config.option("provider", "tcp"));
+        return new FabricTransportProvider().open(config.option("fabric.provider", "tcp"));
     }
 
     @Override

@@ -12,9 +12,9 @@ import dev.rivulet.core.error.HandshakeException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.LeakDetector;
-import dev.rivulet.core.security.Handshake;
+import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.core.security.SocketHandshakeIo;
+import dev.rivulet.core.handshake.SocketHandshakeIo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,7 +72,7 @@ class FabricSecurityTest {
     }
 
     private FabricTransport open(TransportConfig config) {
-        FabricTransport t = (FabricTransport) new FabricTransportProvider().open(config.option("provider", "tcp"));
+        FabricTransport t = (FabricTransport) new FabricTransportProvider().open(config.option("fabric.provider", "tcp"));
         transports.add(t);
         return t;
     }
@@ -86,11 +86,8 @@ class FabricSecurityTest {
     }
 
     private static void roundTrip(Endpoint client, Endpoint server) {
-        StepVerifier.create(server.receive().next().map(b -> {
-            long s = Messages.seq(b);
-            b.release();
-            return s;
-        }).zipWith(client.send(Messages.make(client.memory(), 42, 64)).thenReturn(1), (s, x) -> s))
+        StepVerifier.create(server.receive().next().map(Messages::seq)
+                        .zipWith(client.send(Messages.make(client.memory(), 42, 64)).thenReturn(1), (s, x) -> s))
                 .expectNext(42L).verifyComplete();
     }
 
@@ -240,14 +237,14 @@ class FabricSecurityTest {
 
     @Test
     void aStoppedPeerProcessEndsEveryPendingSignalWithConnectionLost() throws Exception {
-        List<String> options = List.of("provider=tcp", "liveness.heartbeatInterval=200ms",
+        List<String> options = List.of("fabric.provider=tcp", "liveness.heartbeatInterval=200ms",
                 "liveness.peerTimeout=1s");
         String address = startPeer(options);
         TransportConfig quick = TransportConfig.defaults().option("liveness.heartbeatInterval", "200ms")
                 .option("liveness.peerTimeout", "1s");
         Endpoint ep = open(quick).connect(address).block(TIMEOUT);
         CompletableFuture<Throwable> receiveEnd = new CompletableFuture<>();
-        ep.receive().subscribe(Buffer::release, receiveEnd::complete, () -> receiveEnd.complete(null));
+        ep.receive().subscribe(b -> { }, receiveEnd::complete, () -> receiveEnd.complete(null));
         StepVerifier.create(ep.send(Messages.make(ep.memory(), 1, 64))).verifyComplete();
         signal("STOP", child.pid());
         long start = System.nanoTime();
@@ -266,13 +263,13 @@ class FabricSecurityTest {
     @Test
     void anOperationThePeerNeverCompletesEndsTheConnectionAtTheWriteTimeout() throws Exception {
         // A long peer timeout, a short write timeout: the stopped peer is found by the operation it never completes.
-        List<String> options = List.of("provider=tcp", "liveness.heartbeatInterval=10s", "liveness.peerTimeout=60s",
+        List<String> options = List.of("fabric.provider=tcp", "liveness.heartbeatInterval=10s", "liveness.peerTimeout=60s",
                 "liveness.writeTimeout=1s");
         String address = startPeer(options);
         TransportConfig config = TransportConfig.defaults().option("liveness.heartbeatInterval", "10s")
                 .option("liveness.peerTimeout", "60s").option("liveness.writeTimeout", "1s");
         Endpoint ep = open(config).connect(address).block(TIMEOUT);
-        ep.receive().subscribe(Buffer::release, e -> { });
+        ep.receive().subscribe(b -> { }, e -> { });
         StepVerifier.create(ep.send(Messages.make(ep.memory(), 1, 64))).verifyComplete();
         signal("STOP", child.pid());
         long start = System.nanoTime();

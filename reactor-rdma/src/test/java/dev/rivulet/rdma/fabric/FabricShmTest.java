@@ -49,7 +49,7 @@ class FabricShmTest {
     }
 
     private Transport open() {
-        Transport t = new FabricTransportProvider().open(TransportConfig.defaults().option("provider", "shm"));
+        Transport t = new FabricTransportProvider().open(TransportConfig.defaults().option("fabric.provider", "shm"));
         transports.add(t);
         return t;
     }
@@ -71,7 +71,7 @@ class FabricShmTest {
                 sink.next(Messages.make(second.memory(), seq, 64));
                 return seq + 1;
             }));
-            Disposable rx = first.receive().take(200).doOnNext(Buffer::release).doOnComplete(first::dispose)
+            Disposable rx = first.receive().take(200).doOnComplete(first::dispose)
                     .subscribe();
             StepVerifier.create(endless).expectError(TransportException.class).verify(TIMEOUT);
             StepVerifier.create(first.onClose()).verifyComplete();
@@ -180,13 +180,8 @@ class FabricShmTest {
     }
 
     private static void exchange(Endpoint from, Endpoint to, long seq) {
-        StepVerifier.create(to.receive().next().map(b -> {
-                    try {
-                        return Messages.verify(b.segment(), seq, 100);
-                    } finally {
-                        b.release();
-                    }
-                }).zipWith(from.send(Messages.make(from.memory(), seq, 100)).thenReturn(true), (ok, sent) -> ok))
+        StepVerifier.create(to.receive().next().map(b -> Messages.verify(b.segment(), seq, 100))
+                        .zipWith(from.send(Messages.make(from.memory(), seq, 100)).thenReturn(true), (ok, sent) -> ok))
                 .expectNext(true).verifyComplete();
     }
 

@@ -47,7 +47,7 @@ class FabricSoakTest {
     }
 
     private long soak(long n) {
-        TransportConfig cfg = TransportConfig.defaults().option("provider", "tcp");
+        TransportConfig cfg = TransportConfig.defaults().option("fabric.provider", "tcp");
         Transport a = new FabricTransportProvider().open(cfg);
         Transport b = new FabricTransportProvider().open(cfg);
         try {
@@ -55,6 +55,7 @@ class FabricSoakTest {
             AtomicLong next = new AtomicLong();
             AtomicLong corrupt = new AtomicLong();
             long received = p.server().receive()
+                    .retain() // consumed on another thread
                     .publishOn(Schedulers.single(), 64)
                     .take(n)
                     .doOnNext(buf -> {
@@ -67,6 +68,7 @@ class FabricSoakTest {
                             LockSupport.parkNanos(5_000_000); // the consumer stalls: credits run out upstream
                         }
                     })
+                    .doOnDiscard(Buffer.class, Buffer::release)
                     .count()
                     .zipWith(p.client().send(Flux.<Buffer, Long>generate(() -> 0L, (s, sink) -> {
                         sink.next(Messages.make(p.client().memory(), s, sizeOf(s)));

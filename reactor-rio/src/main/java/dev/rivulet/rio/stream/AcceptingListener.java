@@ -3,7 +3,7 @@ package dev.rivulet.rio.stream;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.security.AdmissionControl;
+import dev.rivulet.core.handshake.AdmissionControl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;

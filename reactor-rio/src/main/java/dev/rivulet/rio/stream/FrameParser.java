@@ -13,9 +13,10 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  *   <li>Every kind has its own payload limit ({@link #limitOf}); a header over it is a protocol violation.</li>
  *   <li>A message (DATA, BATCH) gets a pooled buffer only after the {@link Sink} found a credit for it.</li>
- *   <li>A put's 40-byte request is read first; the sink checks the grant, and the data then goes straight into the
- *       granted window as it arrives (no intermediate buffer), or is discarded when refused, or when the grant is
- *       revoked in the middle.</li>
+ *   <li>A put's 40-byte request is read first; the sink checks the grant, and the data then goes into the granted
+ *       window as it arrives, or is discarded when refused, or when the grant is revoked in the middle: the grant is
+ *       checked before each piece is copied or a receive straight into the window is posted, and a put whose
+ *       grant ended while such a receive was in the kernel is answered as not applied.</li>
  *   <li>A get's response goes straight into the waiting operation's local memory.</li>
  *   <li>Everything else is small and lands in a scratch segment owned by the parser.</li>
  * </ul>
@@ -407,13 +408,19 @@ public final class FrameParser {
         return true;
     }
 
-    /** Accounts {@code n} bytes received into {@link #payloadRemainder()}; hands the frame over once complete. */
+    /**
+     * Accounts {@code n} bytes received into {@link #payloadRemainder()}; hands the frame over once complete. A put
+     * whose grant was revoked while the receive was in the kernel is not applied: the rest of its data is
+     * discarded, and it is answered as refused even when these were its last bytes.
+     */
     public void filled(int n, Sink sink) {
         if (state != BODY || n < 0 || n > length - fill) {
             throw new IllegalStateException("filled(" + n + ") with " + payloadRemaining() + " bytes missing");
         }
         fill += n;
-        if (fill == length) {
+        if (kind == FrameKind.PUT && !sink.putStillGranted()) {
+            revokedMidPut(sink);
+        } else if (fill == length) {
             bodyDone(sink);
         }
     }

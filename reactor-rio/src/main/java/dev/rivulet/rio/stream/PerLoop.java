@@ -1,7 +1,7 @@
 package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.error.ProviderException;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressLoop;
 
 import java.util.Collection;
 import java.util.List;

@@ -59,7 +59,8 @@ public record StreamLimits(int maxMessageSize, int maxBatchBytes) {
         }
         return new Capabilities(caps.transport(), caps.operations(), maxMessage, caps.maxInlineSize(), caps.maxIov(),
                 caps.ordering(), caps.sendQueueDepth(), caps.receiveQueueDepth(), caps.bandwidth(), caps.latency(),
-                caps.flushGuarantee(), maxRma, caps.remoteAccessChecked(), caps.remoteKeyBits(),
+                caps.sendCompletion(), caps.putCompletion(), caps.flushCompletion(), maxRma, caps.remoteAccessChecked(),
+                caps.remoteKeyBits(),
                 caps.grantScopeChecked(), caps.refusalClosesConnection());
     }
 }

@@ -4,16 +4,18 @@ import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.HandshakeException;
-import dev.rivulet.core.progress.ProgressLoop;
-import dev.rivulet.core.security.Handshake;
-import dev.rivulet.core.security.HandshakeIo;
+import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.handshake.Handshake;
+import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.core.security.TlsEngineIo;
+import dev.rivulet.core.handshake.TlsEngineIo;
+import dev.rivulet.rio.StreamOptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -24,6 +26,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What the registered-buffer socket transports share: options and capabilities, {@code scheme://host:port}
@@ -63,11 +66,15 @@ public abstract class StreamTransport extends AbstractTransport {
     protected final SecuritySettings security;
     protected final SocketTuning tuning;
 
-    /** Options are read under {@code scheme + "."} ({@code uring.copyLimit}, {@code rio.copyLimit}, ...). */
-    protected StreamTransport(String name, String scheme, TransportConfig config, double bandwidth, Duration latency) {
-        super(name, config, StreamTransportSettings::softwareRegistration);
+    /**
+     * @param streamOptions the stream options under this transport's prefix
+     * @param allOptions    every option the transport reads (the stream options among them)
+     */
+    protected StreamTransport(String name, String scheme, TransportConfig config, StreamOptions streamOptions,
+                              List<TransportOption<?>> allOptions, double bandwidth, Duration latency) {
+        super(name, config, StreamTransportSettings::softwareRegistration, allOptions);
         this.scheme = scheme;
-        this.settings = StreamTransportSettings.from(config, scheme + ".");
+        this.settings = StreamTransportSettings.from(config, streamOptions);
         this.caps = settings.capabilities(name, config, bandwidth, latency);
         this.security = config.security();
         this.tuning = SocketTuning.from(config.liveness());
@@ -119,7 +126,7 @@ public abstract class StreamTransport extends AbstractTransport {
         return Mono.fromCallable(() -> {
             checkOpen();
             InetSocketAddress target = StreamAddress.parse(scheme, address);
-            long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
+            long deadline = System.nanoTime() + config.connectTimeout().toNanos();
             long socket = connectSocket(address, target, deadline);
             try {
                 configureSocket(socket, tuning);

@@ -1,11 +1,13 @@
 package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.Completion;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
+import dev.rivulet.rio.StreamOptions;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -13,20 +15,16 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * What every stream transport reads from its configuration, under its own option prefix ({@code uring.},
- * {@code rio.}): {@code maxMessageSize} (16 MiB), {@code stagingBytes} and {@code receiveBytes} (256 KiB each, per
- * connection), {@code copyLimit} (payloads up to it are copied into staging and coalesced, 16 KiB) and
- * {@code maxBatchBytes} (16 KiB); and the capabilities that follow from them.
+ * What every stream transport reads from its configuration ({@link StreamOptions}, under its own prefix), and the
+ * capabilities that follow from it.
  */
 public record StreamTransportSettings(int maxMessageSize, int stagingBytes, int receiveBytes, int copyLimit,
                                       int maxBatchBytes) {
 
-    public static StreamTransportSettings from(TransportConfig config, String prefix) {
-        return new StreamTransportSettings(config.intOption(prefix + "maxMessageSize", 16 << 20),
-                config.intOption(prefix + "stagingBytes", 256 << 10),
-                config.intOption(prefix + "receiveBytes", 256 << 10),
-                config.intOption(prefix + "copyLimit", 16 << 10),
-                config.intOption(prefix + "maxBatchBytes", 16 << 10));
+    public static StreamTransportSettings from(TransportConfig config, StreamOptions options) {
+        return new StreamTransportSettings(config.get(options.maxMessageSize()), config.get(options.stagingBytes()),
+                config.get(options.receiveBytes()), config.get(options.copyLimit()),
+                config.get(options.maxBatchBytes()));
     }
 
     /** What this side accepts at most, as told to the peer in the handshake. */
@@ -36,15 +34,15 @@ public record StreamTransportSettings(int maxMessageSize, int stagingBytes, int 
 
     /**
      * Every operation (RMA and atomics in software, by the target's progress thread, with the same key, rights and
-     * bounds checks as a NIC), ordered as one TCP stream orders them.
+     * bounds checks as a NIC), ordered as one TCP stream orders them. A send completes once the kernel took its
+     * bytes (local completion); a put once the target applied it and answered (remote completion); a flush with a
+     * FLUSH frame the peer answers after it processed every frame before it.
      */
     public Capabilities capabilities(String transport, TransportConfig config, double bandwidth, Duration latency) {
         return new Capabilities(transport, EnumSet.allOf(Operation.class), maxMessageSize, copyLimit, 1,
                 EnumSet.of(Ordering.SEND_AFTER_SEND, Ordering.PUT_AFTER_PUT, Ordering.RMA_AFTER_SEND),
-                config.sendQueueDepth(), config.receiveQueueDepth(), bandwidth, latency,
-                "every earlier message was delivered to the peer's endpoint and every earlier put and atomic was "
-                        + "applied to the peer's memory (a FLUSH frame answered after the peer processed everything "
-                        + "before it)", maxMessageSize, true, 64, true, false);
+                config.sendQueueDepth(), config.receiveQueueDepth(), bandwidth, latency, Completion.LOCAL,
+                Completion.REMOTE, Completion.REMOTE, maxMessageSize, true, 64, true, false);
     }
 
     /**

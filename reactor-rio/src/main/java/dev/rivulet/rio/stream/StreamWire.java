@@ -1,5 +1,7 @@
 package dev.rivulet.rio.stream;
 
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
@@ -14,7 +16,7 @@ import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.framing.BatchFraming;
-import dev.rivulet.core.liveness.LivenessMonitor;
+import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
@@ -23,8 +25,8 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.progress.Pollable;
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.Pollable;
+import dev.rivulet.core.loop.ProgressLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,10 +62,11 @@ import java.util.Iterator;
  * {@link MemoryDomain#tryResolveRemote} (key, connection, right, window, pin) and is discarded otherwise, a get's
  * response lands straight in the waiting operation's memory, and everything else is small and has a fixed limit.
  * Where the channel can, the rest of a payload of 16 KiB or more is received straight into its destination (no
- * second copy) by a scatter receive that continues into a little of the receive buffer. Requests are answered in
- * order, so the initiator matches responses with one FIFO; a get's bytes are checked and copied out of the granted
- * window when its response is written (never read from user memory after the fact: an owner may free it once the
- * region is closed). Responses waiting for staging space are bounded: past {@link #MAX_BACKLOG} of them (or
+ * second copy) by a scatter receive that continues into a little of the receive buffer; for a put only while the
+ * peer keeps the socket full, so that a receive into a granted window is not left waiting for the peer across a
+ * revocation ({@code putDirect}). Requests are answered in order, so the initiator matches responses with one
+ * FIFO; a get's bytes are checked and copied out of the granted window when its response is written (never read
+ * from user memory after the fact: an owner may free it once the region is closed). Responses waiting for staging space are bounded: past {@link #MAX_BACKLOG} of them (or
  * {@link #MAX_RESPONSE_BYTES} of copied get answers) the wire stops reading
  * the socket, in the middle of a receive buffer if need be, so a peer that floods requests without reading the
  * answers is slowed by TCP, not buffered without limit.
@@ -91,6 +94,8 @@ import java.util.Iterator;
  */
 public final class StreamWire implements Wire, ChannelUser {
 
+    private static final MemoryAccess MEMORY = Internals.memory();
+
     private static final Logger log = LoggerFactory.getLogger(StreamWire.class);
 
     private static final int T_RECV = 1;
@@ -106,6 +111,8 @@ public final class StreamWire implements Wire, ChannelUser {
     private static final int DIRECT_RECEIVE_MIN = 16 << 10;
     /** How much of the receive buffer a scatter receive fills after the payload's rest. */
     private static final long SCATTER_TAIL = 4 << 10;
+    /** The most of a put's data one receive straight into the granted window may take (see {@link #postReceive}). */
+    private static final int PUT_DIRECT_CHUNK = 256 << 10;
     /** Responses waiting for staging space beyond which the wire stops reading requests (backpressure). */
     static final int MAX_BACKLOG = 64;
     /** Bytes of large get answers copied out and not yet written, beyond which answering waits. */
@@ -166,6 +173,9 @@ public final class StreamWire implements Wire, ChannelUser {
     private boolean recvInFlight;
     /** Bytes of the receive in flight that go straight into the parser's current payload (scatter receive). */
     private int recvDirect;
+    /** Bytes the receive in flight may take in all, and whether the last one took all it was given. */
+    private long recvPosted;
+    private boolean recvFilled;
     private boolean recvRetry;
     private boolean eof;
     private boolean peerCloseSeen;
@@ -280,13 +290,13 @@ public final class StreamWire implements Wire, ChannelUser {
                 RegisteredSlice l = op.local();
                 int len = (int) l.length();
                 boolean copy = len <= copyLimit;
-                if (!copy && !l.region().tryPin()) {
+                if (!copy && !MEMORY.tryPin(l.region())) {
                     throw new InvalidMemoryException("local memory region was closed");
                 }
                 long at = beginFrame(FrameKind.PUT, id, RmaRequest.BYTES + len, RmaRequest.BYTES + (copy ? len : 0));
                 if (at < 0) {
                     if (!copy) {
-                        l.region().unpin();
+                        MEMORY.unpin(l.region());
                     }
                     return NO_RESOURCE;
                 }
@@ -514,6 +524,7 @@ public final class StreamWire implements Wire, ChannelUser {
         recvInFlight = false;
         int direct = recvDirect;
         recvDirect = 0;
+        recvFilled = res == recvPosted;
         if (res > 0) {
             liveness.heard();
             try {
@@ -848,7 +859,7 @@ public final class StreamWire implements Wire, ChannelUser {
             u.owned.release();
         }
         if (u.pinned != null) {
-            u.pinned.unpin();
+            MEMORY.unpin(u.pinned);
         }
         u.clear();
         freeUnits.addLast(u);
@@ -914,7 +925,7 @@ public final class StreamWire implements Wire, ChannelUser {
             if (closed) {
                 return null;
             }
-            Grant g = memory.tryResolveRemote(RmaRequest.key(request), RmaRequest.address(request), dataLength,
+            Grant g = MEMORY.tryResolveRemote(memory, RmaRequest.key(request), RmaRequest.address(request), dataLength,
                     Access.REMOTE_WRITE, StreamWire.this);
             if (g == null) {
                 return null;
@@ -997,7 +1008,7 @@ public final class StreamWire implements Wire, ChannelUser {
         Grant g = currentPut;
         if (g != null) {
             currentPut = null;
-            g.unpin();
+            MEMORY.unpin(g);
         }
     }
 
@@ -1011,7 +1022,7 @@ public final class StreamWire implements Wire, ChannelUser {
         AtomicOp op = AtomicOp.values()[which];
         long operand = RmaRequest.operand(req);
         long compare = RmaRequest.compare(req);
-        Grant target = memory.tryResolveRemote(key, address, width, Access.REMOTE_ATOMIC, this);
+        Grant target = MEMORY.tryResolveRemote(memory, key, address, width, Access.REMOTE_ATOMIC, this);
         if (target == null) {
             throw new RemoteAccessException(MemoryDomain.REFUSED);
         }
@@ -1034,7 +1045,7 @@ public final class StreamWire implements Wire, ChannelUser {
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {
-            target.unpin();
+            MEMORY.unpin(target);
         }
     }
 
@@ -1122,7 +1133,7 @@ public final class StreamWire implements Wire, ChannelUser {
         if (alloc(FrameHeader.BYTES + (long) (copy ? len : 0)) < 0) {
             return false;
         }
-        Grant g = memory.tryResolveRemote(key, address, len, Access.REMOTE_READ, this);
+        Grant g = MEMORY.tryResolveRemote(memory, key, address, len, Access.REMOTE_READ, this);
         if (g == null) {
             return tryRespond(FrameKind.RMA_ERR, id, 0, 0, 0, 0);
         }
@@ -1138,7 +1149,7 @@ public final class StreamWire implements Wire, ChannelUser {
                 responseBytes += len;
             }
         } finally {
-            g.unpin();
+            MEMORY.unpin(g);
         }
         return true;
     }
@@ -1203,15 +1214,37 @@ public final class StreamWire implements Wire, ChannelUser {
         // little of the next large payload (which then goes the same way). Smaller remainders, and everything on
         // channels without scatter receives, go through the receive buffer.
         int direct = scatterReceives && parser.mayReceiveDirect(frameSink) ? parser.payloadRemaining() : 0;
+        if (direct > 0 && parser.inPutBody()) {
+            direct = putDirect(direct);
+        }
         boolean posted = direct >= DIRECT_RECEIVE_MIN
-                ? channel.postScatterReceive(T_RECV, parser.payloadRemainder(), scatterTail)
+                ? channel.postScatterReceive(T_RECV, parser.payloadRemainder().asSlice(0, direct), scatterTail)
                 : channel.postReceive(T_RECV, receive);
         if (posted) {
             recvInFlight = true;
             recvDirect = direct >= DIRECT_RECEIVE_MIN ? direct : 0;
+            recvPosted = recvDirect > 0 ? recvDirect + scatterTail.byteSize() : receive.byteSize();
         } else {
             recvRetry = true;
         }
+    }
+
+    /**
+     * How much of a put's remaining {@code direct} bytes the next receive may take straight into the granted window.
+     * A receive the kernel holds writes its memory whenever the peer's bytes arrive, and a revocation cannot take it
+     * back, so one posted into a window and left waiting would let the peer write there after the grant was
+     * revoked, at a time of its choosing. A receive into the window is therefore posted only right after one that
+     * took everything it was given: the peer is streaming and the socket still holds data, so the kernel fills it
+     * at once, when it is submitted, just after the revocation check ({@link FrameParser#mayReceiveDirect}). When a
+     * receive came back short, the socket ran dry and the next one waits in the receive buffer, whose bytes are
+     * copied into the window only after another check. Large puts still skip the second copy where it matters: a
+     * receiver that cannot keep up always finds data waiting; a copy happens only when it is ahead of the peer. A
+     * peer that pauses exactly where a receive filled up can still hold one receive into the window, so each takes
+     * at most {@link #PUT_DIRECT_CHUNK} bytes; a put whose grant was revoked while such a receive was in the kernel
+     * is answered as refused ({@link FrameParser#filled}).
+     */
+    private int putDirect(int direct) {
+        return recvFilled ? Math.min(direct, PUT_DIRECT_CHUNK) : 0;
     }
 
     private void breakConnection(TransportException cause) {

@@ -1,6 +1,6 @@
 package dev.rivulet.rio.stream;
 
-import dev.rivulet.core.progress.ProgressLoop;
+import dev.rivulet.core.loop.ProgressLoop;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.stream;
 
+import dev.rivulet.core.internal.Internals;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rivulet.core.engine.ControlWord;
@@ -39,7 +40,7 @@ class FrameParserFuzzTest {
     private static final int GUARD = 64;
     private static final byte CANARY = (byte) 0xA5;
 
-    private static final MemoryDomain MEMORY = new MemoryDomain("fuzz",
+    private static final MemoryDomain MEMORY = Internals.memory().newDomain("fuzz",
             (segment, access, key) -> new NativeRegistration(key, segment.address(), MemorySegment.NULL, null, null));
 
     @FuzzTest(maxDuration = "30s")

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.stream;
 
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Buffer;
@@ -30,14 +31,14 @@ class FrameParserTest {
     private static final long DATA = ControlWord.encode(ControlWord.DATA, 3);
     private static final long PUT_ADDRESS = 0x1000;
 
-    private final MemoryDomain memory = new MemoryDomain("test",
+    private final MemoryDomain memory = Internals.memory().newDomain("test",
             (segment, access, key) -> new NativeRegistration(key, segment.address(), MemorySegment.NULL, null, null));
     private final Arena arena = Arena.ofConfined();
 
     @AfterEach
     void close() {
         arena.close();
-        memory.close();
+        Internals.memory().close(memory);
     }
 
     /** Records what the parser hands over as readable lines, and plays the wire's part (credits, grants). */

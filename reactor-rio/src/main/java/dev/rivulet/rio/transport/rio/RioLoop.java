@@ -1,7 +1,7 @@
 package dev.rivulet.rio.transport.rio;
 
-import dev.rivulet.core.progress.Pollable;
-import dev.rivulet.core.progress.Waiter;
+import dev.rivulet.core.loop.Pollable;
+import dev.rivulet.core.loop.Waiter;
 import dev.rivulet.rio.windows.RioFunctions;
 import dev.rivulet.rio.windows.RioNotificationCompletion;
 import dev.rivulet.rio.windows.RioResult;

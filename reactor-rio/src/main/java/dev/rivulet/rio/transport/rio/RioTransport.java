@@ -3,8 +3,9 @@ package dev.rivulet.rio.transport.rio;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.progress.ProgressLoop;
-import dev.rivulet.core.security.HandshakeIo;
+import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.handshake.HandshakeIo;
+import dev.rivulet.rio.RioOptions;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
 import dev.rivulet.rio.stream.SocketTuning;
@@ -32,10 +33,8 @@ import java.time.Duration;
  * <p>Connections are set up with blocking Winsock calls off the progress loop ({@code connect} and the handshake on a
  * bounded-elastic thread, {@code accept} on the listener's thread, accepted sockets' handshakes on its handshake
  * threads; see {@link StreamTransport}) on sockets created with {@code WSA_FLAG_REGISTERED_IO}; accepted sockets
- * inherit the flag. Options: those of {@link dev.rivulet.rio.stream.StreamTransportSettings} under {@code rio.}, plus
- * {@code rio.completionQueueSize} (entries per loop's completion queue, 1024: every connection keeps one send and one
- * receive outstanding, so a loop serves up to half that many; beyond it {@code RIOCreateRequestQueue} answers
- * {@code WSAENOBUFS}, reported as a {@link TransportException}).
+ * inherit the flag. Options: {@link RioOptions} (beyond {@code rio.completionQueueSize} completion queue entries per
+ * loop, {@code RIOCreateRequestQueue} answers {@code WSAENOBUFS}, reported as a {@link TransportException}).
  *
  * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
  */
@@ -50,8 +49,9 @@ public final class RioTransport extends StreamTransport {
     private final PerLoop<RioLoop> loops = new PerLoop<>("RIO completion queue", this::startLoop);
 
     RioTransport(TransportConfig config) {
-        super(RioTransportProvider.NAME, SCHEME, config, 5e9, Duration.ofNanos(15_000));
-        this.completionQueueSize = config.intOption("rio.completionQueueSize", 1024);
+        super(RioTransportProvider.NAME, SCHEME, config, RioOptions.STREAM, RioOptions.ALL, 5e9,
+                Duration.ofNanos(15_000));
+        this.completionQueueSize = config.get(RioOptions.COMPLETION_QUEUE_SIZE);
         Ws2_32 opened = null;
         try {
             opened = Ws2_32.open();

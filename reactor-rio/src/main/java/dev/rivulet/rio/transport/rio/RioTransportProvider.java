@@ -2,11 +2,15 @@ package dev.rivulet.rio.transport.rio;
 
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.rio.RioOptions;
 import dev.rivulet.rio.windows.RioAvailability;
 import dev.rivulet.rio.windows.Ws2_32;
+
+import java.util.List;
 
 /**
  * Windows Registered I/O ({@code rio://host:port}), see {@link RioTransport}. Off Windows it reports itself
@@ -45,5 +49,10 @@ public final class RioTransportProvider implements TransportProvider {
             throw new TransportUnavailableException("transport 'rio' is unavailable: " + a.reason());
         }
         return new RioTransport(config);
+    }
+
+    @Override
+    public List<TransportOption<?>> options() {
+        return RioOptions.ALL;
     }
 }

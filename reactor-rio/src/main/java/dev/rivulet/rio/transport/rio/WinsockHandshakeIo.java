@@ -1,6 +1,6 @@
 package dev.rivulet.rio.transport.rio;
 
-import dev.rivulet.core.security.HandshakeIo;
+import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.rio.windows.WinErrorException;
 import dev.rivulet.rio.windows.WinsockConstants;
 import dev.rivulet.rio.windows.Ws2_32;

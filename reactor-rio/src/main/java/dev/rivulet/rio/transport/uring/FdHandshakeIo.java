@@ -1,6 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
-import dev.rivulet.core.security.HandshakeIo;
+import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.LibcSockets;
 import dev.rivulet.rio.uring.Pollfd;

@@ -6,9 +6,9 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_SUBMIT_ALL;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_CQ_OVERFLOW;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_TASKRUN;
 
-import dev.rivulet.core.progress.Pollable;
-import dev.rivulet.core.progress.ProgressLoop;
-import dev.rivulet.core.progress.Waiter;
+import dev.rivulet.core.loop.Pollable;
+import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.loop.Waiter;
 import dev.rivulet.rio.uring.CqeHandler;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.IoUring;

@@ -4,8 +4,9 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.progress.ProgressLoop;
-import dev.rivulet.core.security.HandshakeIo;
+import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.handshake.HandshakeIo;
+import dev.rivulet.rio.UringOptions;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
 import dev.rivulet.rio.stream.SocketTuning;
@@ -32,10 +33,7 @@ import java.time.Duration;
  * <p>Connections are set up as {@link StreamTransport} describes (handshake on the plain socket with blocking calls
  * bounded by {@code poll(2)}, then the socket joins a ring); accept errors such as {@code EMFILE} back off and retry.
  *
- * <p>Options: those of {@link StreamTransportSettings} under {@code uring.}, plus {@code uring.ringEntries} (256),
- * {@code uring.fixedSlots} (fixed buffer slots per ring, two per connection, 512), {@code uring.zeroCopy}
- * (SEND_ZC of the staging buffer where the kernel has it, true) and {@code uring.zeroCopyMinBytes} (the smallest
- * staged write sent with SEND_ZC, 16 KiB; smaller ones go out with plain SEND).
+ * <p>Options: {@link UringOptions}.
  */
 public final class UringTransport extends StreamTransport {
 
@@ -49,11 +47,11 @@ public final class UringTransport extends StreamTransport {
     private final PerLoop<UringLoop> rings = new PerLoop<>("io_uring", this::startRing);
 
     UringTransport(TransportConfig config) {
-        super(NAME, SCHEME, config, 5e9, Duration.ofNanos(15_000));
-        this.ringEntries = config.intOption("uring.ringEntries", 256);
-        this.fixedSlots = config.intOption("uring.fixedSlots", 512);
-        this.zeroCopy = Boolean.parseBoolean(config.optionOr("uring.zeroCopy", "true"));
-        this.zeroCopyMinBytes = config.intOption("uring.zeroCopyMinBytes", 16 << 10);
+        super(NAME, SCHEME, config, UringOptions.STREAM, UringOptions.ALL, 5e9, Duration.ofNanos(15_000));
+        this.ringEntries = config.get(UringOptions.RING_ENTRIES);
+        this.fixedSlots = config.get(UringOptions.FIXED_SLOTS);
+        this.zeroCopy = config.get(UringOptions.ZERO_COPY);
+        this.zeroCopyMinBytes = config.get(UringOptions.ZERO_COPY_MIN_BYTES);
     }
 
     static InetSocketAddress parse(String address) {

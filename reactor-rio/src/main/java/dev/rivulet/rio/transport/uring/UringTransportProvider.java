@@ -2,11 +2,15 @@ package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.TransportOption;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.rio.UringOptions;
 import dev.rivulet.rio.uring.IoUring;
 import dev.rivulet.rio.uring.IoUringAvailability;
+
+import java.util.List;
 
 /** Provides TCP over io_uring ({@code uring://host:port}) where the kernel lets this process create a ring. */
 public final class UringTransportProvider implements TransportProvider {
@@ -39,5 +43,10 @@ public final class UringTransportProvider implements TransportProvider {
             throw new TransportUnavailableException("io_uring is unavailable: " + a.reason());
         }
         return new UringTransport(config);
+    }
+
+    @Override
+    public List<TransportOption<?>> options() {
+        return UringOptions.ALL;
     }
 }

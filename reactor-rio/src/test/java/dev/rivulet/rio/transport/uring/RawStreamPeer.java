@@ -1,9 +1,9 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.engine.ControlWord;
-import dev.rivulet.core.security.Handshake;
+import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.core.security.SocketHandshakeIo;
+import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.rio.stream.FrameHeader;
 import dev.rivulet.rio.stream.FrameKind;
 import dev.rivulet.rio.stream.RmaRequest;

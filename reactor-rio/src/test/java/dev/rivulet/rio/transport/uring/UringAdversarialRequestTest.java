@@ -9,11 +9,13 @@ import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.FrameKind;
 import dev.rivulet.rio.stream.RmaRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -21,6 +23,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import reactor.test.StepVerifier;
 
 import java.lang.foreign.Arena;
@@ -33,6 +38,8 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.concat;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.frame;
@@ -44,7 +51,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A peer through the handshake that speaks the stream protocol badly on purpose, request by request: keys next to
  * the real one, addresses and lengths that overflow, misaligned or malformed atomics, credit grants far beyond any
- * window, responses to requests never made, frames cut short. Every one is answered with the one refusal, or ends
+ * window, responses to requests never made, frames cut short, frame kinds the protocol does not have, payloads on
+ * kinds that carry none. Every one is answered with the one refusal, or ends
  * the connection with a typed error; granted memory is never touched outside its window, and nothing leaks.
  */
 @Timeout(60)
@@ -115,7 +123,8 @@ class UringAdversarialRequestTest {
     @Test
     void neighbouringKeysOverflowingRangesAndBadAtomicsAreAllRefusedAlike() throws Exception {
         Endpoint ep = rawPeer();
-        MemoryRegion region = server.memory().register(arena.allocate(8192, 4096));
+        MemoryRegion region = server.memory().register(arena.allocate(8192, 4096), Access.REMOTE_READ,
+                Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
         region.segment().fill((byte) 0x11);
         RemoteMemory w = ep.grant(region.slice(4096, 1024), Access.REMOTE_READ, Access.REMOTE_WRITE,
                 Access.REMOTE_ATOMIC).remote();
@@ -211,5 +220,66 @@ class UringAdversarialRequestTest {
         }
         assertThat(server.memory().buffers().outstanding()).as("the half-received message's buffer")
                 .isEqualTo(outstanding);
+    }
+
+    /** What a conforming peer never sends: a kind the protocol does not have, or a payload on a kind that has none. */
+    static Stream<Arguments> framesOutsideTheProtocol() {
+        return Stream.of(
+                Arguments.of("kind 0", header(0, 1, 0), "malformed frame header"),
+                Arguments.of("the kind after the last one", header(FrameKind.HEARTBEAT_ACK + 1, 1, 0),
+                        "malformed frame header"),
+                Arguments.of("kind 255", header(255, 1, 0), "malformed frame header"),
+                Arguments.of("CREDIT with a payload", frame(FrameKind.MESSAGE,
+                        ControlWord.encode(ControlWord.CREDIT, 1), new byte[8]), "exceeds its limit of 0"),
+                Arguments.of("FLUSH with a payload", frame(FrameKind.FLUSH, 1, new byte[4]), "exceeds its limit of 0"),
+                Arguments.of("HEARTBEAT with a payload", frame(FrameKind.HEARTBEAT, 1, new byte[1]),
+                        "exceeds its limit of 0"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("framesOutsideTheProtocol")
+    void aFrameOutsideTheProtocolEndsItsConnectionAndNoOther(String what, byte[] bad, String why) throws Exception {
+        AcceptingListener admission = (AcceptingListener) listener;
+        Transport clientTransport = new UringTransportProvider().open(TransportConfig.defaults());
+        transports.add(clientTransport);
+        Endpoint healthy = clientTransport.connect(listener.address()).block(TIMEOUT);
+        Endpoint healthyServer = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(healthyServer).isNotNull();
+        Endpoint ep = rawPeer();
+        long outstanding = server.memory().buffers().outstanding();
+        StepVerifier broken = StepVerifier.create(ep.receive())
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(CreditProtocolException.class)
+                        .hasMessageContaining(why))
+                .verifyLater();
+
+        peer().write(bad);
+        broken.verify(TIMEOUT);
+        assertThat(peer().awaitClosed(TIMEOUT)).as("the peer's connection is cut").isTrue();
+        StepVerifier.create(ep.onClose()).verifyComplete();
+        awaitTrue(() -> admission.admission().connections() == 1, "the broken connection's ticket is returned");
+        awaitTrue(() -> server.memory().buffers().outstanding() == outstanding, "no buffer left behind");
+
+        // The other connection of the same listener goes on.
+        assertThat(healthyServer.isDisposed()).isFalse();
+        StepVerifier received = StepVerifier.create(healthyServer.receive().take(1)
+                        .map(UringAdversarialRequestTest::take))
+                .expectNext("still here").expectComplete().verifyLater();
+        healthy.send(clientTransport.memory().allocate(16).write("still here".getBytes(StandardCharsets.UTF_8)))
+                .block(TIMEOUT);
+        received.verify(TIMEOUT);
+    }
+
+    private static String take(Buffer b) {
+        return b.toUtf8(); // lent by receive(): copied out here
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(10);
+        }
     }
 }

@@ -113,13 +113,8 @@ class UringConnectionSetUpTest {
     private void exchange(Endpoint client, String text) throws InterruptedException {
         Endpoint ep = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertThat(ep).as("an endpoint was accepted").isNotNull();
-        StepVerifier received = StepVerifier.create(ep.receive().take(1).map(b -> {
-            try {
-                return b.toUtf8();
-            } finally {
-                b.release();
-            }
-        })).expectNext(text).expectComplete().verifyLater();
+        StepVerifier received = StepVerifier.create(ep.receive().asString().take(1))
+                .expectNext(text).expectComplete().verifyLater();
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         client.send(client.memory().allocate(bytes.length).write(bytes)).block(TIMEOUT);
         received.verify(TIMEOUT);
@@ -219,7 +214,7 @@ class UringConnectionSetUpTest {
         assertThat(closedAtOnce).as("connections closed at once").isEqualTo(7);
         assertThat(admission().admission().refused()).isEqualTo(7);
 
-        StepVerifier received = StepVerifier.create(served.receive().take(50).doOnNext(Buffer::release).count())
+        StepVerifier received = StepVerifier.create(served.receive().take(50).count())
                 .expectNext(50L).expectComplete().verifyLater();
         StepVerifier.create(established.send(Flux.range(0, 50)
                         .map(i -> established.memory().allocate(64).length(64))))

@@ -241,7 +241,7 @@ class UringHostilePeerTest {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment bytes = arena.allocate(4096, 4096);
             bytes.fill((byte) 0x11);
-            MemoryRegion region = server.memory().register(bytes);
+            MemoryRegion region = server.memory().register(bytes, Access.REMOTE_WRITE, Access.REMOTE_READ);
             RemoteMemory window = ep.grant(region.slice(1024, 1024), Access.REMOTE_WRITE, Access.REMOTE_READ)
                     .remote();
             byte[] refusedData = new byte[128];
@@ -290,7 +290,8 @@ class UringHostilePeerTest {
         listen(liveness(Duration.ofMillis(500), Duration.ofSeconds(10), Duration.ofSeconds(3)));
         Endpoint ep = rawPeer(4096);
         try (Arena arena = Arena.ofShared()) {
-            MemoryRegion region = server.memory().register(arena.allocate(1 << 20, 4096));
+            MemoryRegion region = server.memory().register(arena.allocate(1 << 20, 4096), Access.REMOTE_READ,
+                    Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
             RemoteMemory window = ep.grant(region.slice(), Access.REMOTE_READ).remote();
             PoolState before = PoolState.of(server.memory());
             StepVerifier closed = StepVerifier.create(ep.receive())
@@ -333,13 +334,8 @@ class UringHostilePeerTest {
         Endpoint ep = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         Thread.sleep(3_000); // three peer timeouts without a message
         assertThat(client.isDisposed()).isFalse();
-        StepVerifier received = StepVerifier.create(ep.receive().take(1).map(b -> {
-            try {
-                return b.toUtf8();
-            } finally {
-                b.release();
-            }
-        })).expectNext("still here").expectComplete().verifyLater();
+        StepVerifier received = StepVerifier.create(ep.receive().asString().take(1))
+                .expectNext("still here").expectComplete().verifyLater();
         client.send(client.memory().allocate(16).write("still here".getBytes(StandardCharsets.UTF_8)))
                 .block(TIMEOUT);
         received.verify(TIMEOUT);
@@ -377,7 +373,7 @@ class UringHostilePeerTest {
                 .verify(TIMEOUT);
         StepVerifier.create(stuck.onClose()).expectComplete().verify(TIMEOUT);
 
-        StepVerifier received = StepVerifier.create(healthyServer.receive().take(100).doOnNext(Buffer::release)
+        StepVerifier received = StepVerifier.create(healthyServer.receive().take(100)
                 .count()).expectNext(100L).expectComplete().verifyLater();
         StepVerifier.create(healthy.send(Flux.range(0, 100).map(i -> healthy.memory().allocate(64).length(64))))
                 .expectComplete().verify(TIMEOUT);

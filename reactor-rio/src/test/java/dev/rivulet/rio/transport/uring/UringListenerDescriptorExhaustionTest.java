@@ -89,13 +89,8 @@ class UringListenerDescriptorExhaustionTest {
     private void echoOnce(String address, String text) {
         Endpoint ep = transport.connect(address).block(TIMEOUT);
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        StepVerifier echoed = StepVerifier.create(ep.receive().take(1).map(b -> {
-            try {
-                return b.toUtf8();
-            } finally {
-                b.release();
-            }
-        })).expectNext(text).expectComplete().verifyLater();
+        StepVerifier echoed = StepVerifier.create(ep.receive().asString().take(1))
+                .expectNext(text).expectComplete().verifyLater();
         ep.send(ep.memory().allocate(bytes.length).write(bytes)).block(TIMEOUT);
         echoed.verify(TIMEOUT);
         ep.dispose();

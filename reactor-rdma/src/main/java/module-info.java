@@ -1,0 +1,13 @@
+/**
+ * Rivulet over libfabric (and, in time, ibverbs). Applications see the options and the interop entry point; the
+ * transport itself is found through {@link dev.rivulet.core.spi.TransportProvider}.
+ */
+module dev.rivulet.rdma {
+    requires dev.rivulet.core;
+    requires org.slf4j;
+    requires jdk.net;
+
+    exports dev.rivulet.rdma;
+
+    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rdma.fabric.FabricTransportProvider;
+}

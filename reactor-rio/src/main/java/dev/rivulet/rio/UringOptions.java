@@ -1,0 +1,47 @@
+package dev.rivulet.rio;
+
+import dev.rivulet.core.TransportOption;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The options of the io_uring transport ({@code uring://host:port}). */
+public final class UringOptions {
+
+    /** The stream options ({@link StreamOptions}) under {@code uring.}. */
+    public static final StreamOptions STREAM = StreamOptions.under("uring.");
+
+    public static final TransportOption<Integer> MAX_MESSAGE_SIZE = STREAM.maxMessageSize();
+    public static final TransportOption<Integer> STAGING_BYTES = STREAM.stagingBytes();
+    public static final TransportOption<Integer> RECEIVE_BYTES = STREAM.receiveBytes();
+    public static final TransportOption<Integer> COPY_LIMIT = STREAM.copyLimit();
+    public static final TransportOption<Integer> MAX_BATCH_BYTES = STREAM.maxBatchBytes();
+
+    /** Submission queue entries per ring (one ring per polling thread). */
+    public static final TransportOption<Integer> RING_ENTRIES = TransportOption.integer("uring.ringEntries", 256, 8,
+            32768, "submission queue entries per ring");
+
+    /** Fixed buffer slots per ring: two per connection (its staging and receive buffers). */
+    public static final TransportOption<Integer> FIXED_SLOTS = TransportOption.integer("uring.fixedSlots", 512, 2,
+            1 << 14, "fixed buffer slots per ring, two per connection");
+
+    /** Whether staged writes use SEND_ZC where the kernel has it. */
+    public static final TransportOption<Boolean> ZERO_COPY = TransportOption.flag("uring.zeroCopy", true,
+            "SEND_ZC for staged writes where the kernel has it");
+
+    /** The smallest staged write sent with SEND_ZC; smaller ones go out with plain SEND. */
+    public static final TransportOption<Integer> ZERO_COPY_MIN_BYTES = TransportOption.integer(
+            "uring.zeroCopyMinBytes", 16 << 10, 0, 1 << 30, "smallest staged write sent with SEND_ZC, bytes");
+
+    /** Every option of the transport. */
+    public static final List<TransportOption<?>> ALL;
+
+    static {
+        List<TransportOption<?>> all = new ArrayList<>(STREAM.all());
+        all.addAll(List.of(RING_ENTRIES, FIXED_SLOTS, ZERO_COPY, ZERO_COPY_MIN_BYTES));
+        ALL = List.copyOf(all);
+    }
+
+    private UringOptions() {
+    }
+}

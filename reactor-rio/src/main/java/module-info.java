@@ -1,0 +1,13 @@
+/**
+ * Rivulet over io_uring (Linux) and Registered I/O (Windows). Applications see the options; the transports are
+ * found through {@link dev.rivulet.core.spi.TransportProvider}.
+ */
+module dev.rivulet.rio {
+    requires dev.rivulet.core;
+    requires org.slf4j;
+
+    exports dev.rivulet.rio;
+
+    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rio.transport.uring.UringTransportProvider,
+            dev.rivulet.rio.transport.rio.RioTransportProvider;
+}
