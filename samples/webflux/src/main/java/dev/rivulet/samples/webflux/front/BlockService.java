@@ -1,0 +1,206 @@
+package dev.rivulet.samples.webflux.front;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.samples.webflux.buffers.RivuletDataBuffers;
+import dev.rivulet.samples.webflux.protocol.Control;
+import dev.rivulet.samples.webflux.protocol.Control.Allocate;
+import dev.rivulet.samples.webflux.protocol.Control.Commit;
+import dev.rivulet.samples.webflux.protocol.Control.Delete;
+import dev.rivulet.samples.webflux.protocol.Control.Failed;
+import dev.rivulet.samples.webflux.protocol.Control.Granted;
+import dev.rivulet.samples.webflux.protocol.Control.Lookup;
+import dev.rivulet.samples.webflux.protocol.Control.Ok;
+import dev.rivulet.samples.webflux.protocol.Control.Release;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Blocks as the HTTP front sees them: a PUT streams the body into the storage node's memory with {@code put}, a GET
+ * streams it back with {@code get} into pooled registered buffers that go to the response as {@code DataBuffer}s.
+ * The storage node only hands out windows (grants) and bookkeeping; the bytes move one-sided. Each operation is a
+ * Micrometer observation, child of the HTTP request's, so a trace spans the HTTP call and the transport operations.
+ */
+public final class BlockService {
+
+    private final StorageClient storage;
+    private final int chunkSize;
+    private final int chunksInFlight;
+    private final long maxBlockSize;
+    private final ObservationRegistry observations;
+    private final Counter stored;
+    private final Counter read;
+    private final Counter bytesIn;
+    private final Counter bytesOut;
+
+    /** A block being read: its length and its bytes. */
+    public record BlockRead(long length, Flux<DataBuffer> body) {
+    }
+
+    public BlockService(StorageClient storage, int chunkSize, int chunksInFlight, long maxBlockSize,
+                        ObservationRegistry observations, MeterRegistry meters) {
+        this.storage = storage;
+        this.chunkSize = chunkSize;
+        this.chunksInFlight = chunksInFlight;
+        this.maxBlockSize = maxBlockSize;
+        this.observations = observations;
+        this.stored = Counter.builder("rivulet.webflux.blocks.stored").description("Blocks written by PUT")
+                .register(meters);
+        this.read = Counter.builder("rivulet.webflux.blocks.read").description("Blocks read by GET")
+                .register(meters);
+        this.bytesIn = Counter.builder("rivulet.webflux.bytes.stored").baseUnit("bytes").register(meters);
+        this.bytesOut = Counter.builder("rivulet.webflux.bytes.read").baseUnit("bytes").register(meters);
+    }
+
+    public long maxBlockSize() {
+        return maxBlockSize;
+    }
+
+    /**
+     * Stores {@code body} ({@code length} bytes, as the request said) as block {@code id}. Refuses a length over the
+     * limit before anything is allocated; a body that is not {@code length} bytes long stores nothing.
+     */
+    public Mono<Long> put(String id, long length, Flux<DataBuffer> body) {
+        if (length > maxBlockSize) {
+            // Refused on the header alone: the body is never read (the server discards it), nothing is allocated.
+            return Mono.error(new BlockException(HttpStatus.CONTENT_TOO_LARGE, "a block holds at most " + maxBlockSize
+                    + " bytes, not " + length));
+        }
+        return observe("rivulet.block.put", id, storage.request(corr -> new Allocate(corr, id, length))
+                .flatMap(reply -> switch (reply.message()) {
+                    case Granted g -> write(reply.session(), g, id, length, body);
+                    case Failed f -> Mono.error(refusal(f));
+                    default -> Mono.error(new IllegalStateException("unexpected answer " + reply.message()));
+                }));
+    }
+
+    private Mono<Long> write(StorageClient.Session session, Granted g, String id, long length,
+                             Flux<DataBuffer> body) {
+        Endpoint ep = session.endpoint();
+        RemoteMemory target = RemoteMemory.fromBytes(g.handle());
+        Chunker chunker = new Chunker(ep.memory(), chunkSize);
+        AtomicBoolean committed = new AtomicBoolean();
+        return body.concatMapIterable(chunker::add)
+                .concatWith(Flux.defer(() -> Flux.fromIterable(chunker.finish())))
+                .flatMap(c -> {
+                    if (c.offset() + c.length() > length) {
+                        c.release();
+                        return Mono.error(new BlockException(HttpStatus.BAD_REQUEST, "the body is longer than its "
+                                + "Content-Length of " + length + " bytes"));
+                    }
+                    return ep.put(c.slice(), target.slice(c.offset(), c.length())).doFinally(s -> c.release());
+                }, chunksInFlight)
+                .doOnDiscard(Chunker.Chunk.class, Chunker.Chunk::release)
+                .then(Mono.defer(() -> chunker.total() == length ? ep.flush()
+                        : Mono.error(new BlockException(HttpStatus.BAD_REQUEST, "the body had " + chunker.total()
+                                + " bytes, its Content-Length said " + length))))
+                .then(storage.request(session, corr -> new Commit(corr, g.token(), id, length)))
+                .flatMap(answer -> answer instanceof Ok ? Mono.just(length) : Mono.error(refusal(answer)))
+                .doOnSuccess(n -> {
+                    committed.set(true);
+                    stored.increment();
+                    bytesIn.increment(length);
+                })
+                .doFinally(s -> {
+                    chunker.abandon();
+                    if (!committed.get()) { // the room reserved for the block goes back
+                        storage.request(session, corr -> new Release(corr, g.token())).subscribe(null, e -> { });
+                    }
+                });
+    }
+
+    /** Block {@code id}'s length and bytes; 404 when there is none. */
+    public Mono<BlockRead> get(String id) {
+        return observe("rivulet.block.get", id, storage.request(corr -> new Lookup(corr, id))
+                .map(reply -> switch (reply.message()) {
+                    case Granted g -> new BlockRead(g.length(), read(reply.session(), g));
+                    case Failed f -> throw refusal(f);
+                    default -> throw new IllegalStateException("unexpected answer " + reply.message());
+                }));
+    }
+
+    /**
+     * The block's bytes as {@code DataBuffer}s over pooled registered buffers, {@code chunksInFlight} gets ahead of
+     * the response (double-buffered by default); the read access ends when the body does, however it ends.
+     */
+    private Flux<DataBuffer> read(StorageClient.Session session, Granted g) {
+        Endpoint ep = session.endpoint();
+        RemoteMemory source = RemoteMemory.fromBytes(g.handle());
+        long length = g.length();
+        int chunks = (int) ((length + chunkSize - 1) / chunkSize);
+        return Flux.range(0, chunks)
+                .flatMapSequential(i -> {
+                    long off = (long) i * chunkSize;
+                    int n = (int) Math.min(chunkSize, length - off);
+                    return getInto(ep, source.slice(off, n), n);
+                }, chunksInFlight, 1)
+                .doOnComplete(() -> {
+                    read.increment();
+                    bytesOut.increment(length);
+                })
+                .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+                .doFinally(s -> storage.request(session, corr -> new Release(corr, g.token()))
+                        .subscribe(null, e -> { }));
+    }
+
+    /** One get into a pooled buffer, handed on as a {@code DataBuffer} (or given back if the get fails). */
+    private static Mono<DataBuffer> getInto(Endpoint ep, RemoteMemory from, int n) {
+        return Mono.defer(() -> {
+            Buffer b = ep.memory().allocate(n);
+            AtomicBoolean handedOn = new AtomicBoolean();
+            return ep.get(from, b.region().slice(b.regionOffset(), n))
+                    .then(Mono.fromSupplier(() -> {
+                        handedOn.set(true);
+                        return RivuletDataBuffers.wrap(b);
+                    }))
+                    .doFinally(s -> {
+                        if (!handedOn.get()) {
+                            b.release();
+                        }
+                    });
+        });
+    }
+
+    public Mono<Void> delete(String id) {
+        return storage.request(corr -> new Delete(corr, id))
+                .flatMap(reply -> reply.message() instanceof Ok ? Mono.<Void>empty()
+                        : Mono.error(refusal(reply.message())));
+    }
+
+    private static RuntimeException refusal(Control answer) {
+        if (!(answer instanceof Failed f)) {
+            return new IllegalStateException("unexpected answer " + answer);
+        }
+        return new BlockException(switch (f.reason()) {
+            case NOT_FOUND -> HttpStatus.NOT_FOUND;
+            case TOO_LARGE -> HttpStatus.CONTENT_TOO_LARGE;
+            case FULL -> HttpStatus.INSUFFICIENT_STORAGE;
+            case BAD_REQUEST -> HttpStatus.BAD_REQUEST;
+        }, f.text());
+    }
+
+    /**
+     * {@code work} as an observation named {@code name}, child of the one the HTTP request carries in its Reactor
+     * {@code Context} (put there by Spring WebFlux), and parent of what runs inside it.
+     */
+    private <T> Mono<T> observe(String name, String id, Mono<T> work) {
+        return Mono.deferContextual(ctx -> {
+            Observation parent = ctx.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+            Observation o = Observation.createNotStarted(name, observations).parentObservation(parent)
+                    .highCardinalityKeyValue("block", id).start();
+            return work.doOnError(o::error).doFinally(s -> o.stop())
+                    .contextWrite(c -> c.put(ObservationThreadLocalAccessor.KEY, o));
+        });
+    }
+}

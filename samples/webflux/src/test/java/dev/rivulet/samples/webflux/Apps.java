@@ -1,0 +1,67 @@
+package dev.rivulet.samples.webflux;
+
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.samples.webflux.storage.StorageNode;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts the sample's applications for the tests, on random ports, talking over the best network transport this
+ * machine has (libfabric {@code tcp}, else io_uring; the in-JVM transport with both roles in one process, else).
+ */
+final class Apps {
+
+    private Apps() {
+    }
+
+    /** The storage node's bind address for a test: loopback, an ephemeral port. */
+    static String networkAddress() {
+        if (available("libfabric")) {
+            return "fabric://127.0.0.1:0?provider=tcp";
+        }
+        if (available("io_uring")) {
+            return "uring://127.0.0.1:0";
+        }
+        return null;
+    }
+
+    static boolean available(String provider) {
+        return Transports.provider(provider).map(TransportProvider::availability).map(a -> a.available())
+                .orElse(false);
+    }
+
+    /** A storage node alone. */
+    static ConfigurableApplicationContext storage(String address, String... more) {
+        List<String> args = new ArrayList<>(List.of("--rivulet.role=storage", "--rivulet.address=" + address,
+                "--server.port=0", "--rivulet.transport-name=storage"));
+        args.addAll(List.of(more));
+        return new SpringApplicationBuilder(WebfluxSampleApplication.class).run(args.toArray(String[]::new));
+    }
+
+    /** A front connected to {@code storageAddress}. */
+    static ConfigurableApplicationContext front(String storageAddress, Class<?>... extraConfig) {
+        List<Class<?>> sources = new ArrayList<>(List.of(WebfluxSampleApplication.class));
+        sources.addAll(List.of(extraConfig));
+        return new SpringApplicationBuilder(sources.toArray(Class[]::new)).run("--rivulet.role=front",
+                "--rivulet.address=" + storageAddress, "--server.port=0", "--rivulet.transport-name=front");
+    }
+
+    static String storageAddress(ConfigurableApplicationContext storage) {
+        return storage.getBean(StorageNode.class).address();
+    }
+
+    static int port(ConfigurableApplicationContext app) {
+        return Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
+    }
+
+    static WebTestClient client(ConfigurableApplicationContext app) {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port(app))
+                .responseTimeout(Duration.ofSeconds(60)).codecs(c -> c.defaultCodecs().maxInMemorySize(-1)).build();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.rivulet.samples.webflux;
+
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.LeakDetector;
+import dev.rivulet.samples.webflux.front.LoadGenerator;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Closing the context while blocks are being written and read: work in flight ends cleanly and nothing leaks. */
+class GracefulShutdownTest {
+
+    @Test
+    void closingTheContextUnderLoadLeaksNothing() {
+        LeakDetector.enable(LeakDetector.Level.SIMPLE);
+        LeakDetector.reset();
+        try {
+            ConfigurableApplicationContext app = new SpringApplicationBuilder(WebfluxSampleApplication.class)
+                    .run("--rivulet.role=both", "--rivulet.address=local://shutdown-test", "--server.port=0",
+                            "--rivulet.load.enabled=true", "--rivulet.load.block-size=2MB",
+                            "--rivulet.load.interval=1ms");
+            LoadGenerator load = app.getBean(LoadGenerator.class);
+            Transport transport = app.getBean(Transport.class);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (load.rounds() < 20 && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(10_000_000);
+            }
+            assertThat(load.rounds()).isGreaterThanOrEqualTo(20);
+            app.close();
+            assertThat(transport.isDisposed()).isTrue();
+            assertThat(load.mismatches()).isZero();
+            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+        } finally {
+            LeakDetector.disable();
+        }
+    }
+}
