@@ -1,7 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AtomicOp;
@@ -10,16 +9,10 @@ import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.LeakDetector;
-import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.FrameKind;
 import dev.rivulet.rio.stream.RmaRequest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,13 +25,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.concat;
@@ -46,7 +33,6 @@ import static dev.rivulet.rio.transport.uring.RawStreamPeer.frame;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.header;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.request;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A peer through the handshake that speaks the stream protocol badly on purpose, request by request: keys next to
@@ -56,62 +42,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the connection with a typed error; granted memory is never touched outside its window, and nothing leaks.
  */
 @Timeout(60)
-class UringAdversarialRequestTest {
+class UringAdversarialRequestTest extends RawPeerHarness {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private final List<Transport> transports = new ArrayList<>();
-    private final BlockingQueue<Endpoint> accepted = new LinkedBlockingQueue<>();
-    private final List<RawStreamPeer> peers = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
-    private Transport server;
-    private Listener listener;
-
-    @BeforeAll
-    static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
-    }
 
     @BeforeEach
     void start() {
-        LeakDetector.enable();
-        LeakDetector.reset();
-        server = new UringTransportProvider().open(TransportConfig.defaults());
-        transports.add(server);
-        listener = server.bind("uring://127.0.0.1:0").block(TIMEOUT);
-        listener.accepted().subscribe(accepted::add);
+        listen(TransportConfig.defaults());
     }
 
-    @AfterEach
-    void close() throws Exception {
-        for (RawStreamPeer p : peers) {
-            p.close();
-        }
-        transports.forEach(Transport::dispose);
+    @Override
+    protected void afterTransportsDisposed() {
         arena.close();
-        LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
-        LeakDetector.disable();
-    }
-
-    private Endpoint rawPeer() throws Exception {
-        RawStreamPeer p = RawStreamPeer.connect(listener.address());
-        peers.add(p);
-        p.handshake(SecuritySettings.defaults());
-        Endpoint ep = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(ep).isNotNull();
-        return ep;
-    }
-
-    private RawStreamPeer peer() {
-        return peers.getLast();
-    }
-
-    private void expectRefused(long id) throws Exception {
-        RawStreamPeer.Frame f = peer().readSignificant(TIMEOUT);
-        assertThat(f).as("answer to request %d", id).isNotNull();
-        assertThat(f.kind()).as("answer to request %d", id).isEqualTo(FrameKind.RMA_ERR);
-        assertThat(f.tag()).isEqualTo(id);
-        assertThat(new String(f.payload(), StandardCharsets.UTF_8)).isEqualTo(MemoryDomain.REFUSED);
     }
 
     private static byte[] atomic(long address, long key, int op, int width) {
@@ -201,13 +143,7 @@ class UringAdversarialRequestTest {
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(TransportException.class))
                 .verifyLater();
         // wait for the credit receive() grants, then announce a message and send a tenth of it
-        RawStreamPeer.Frame credit;
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        do {
-            credit = peer().read(Duration.ofSeconds(1));
-        } while ((credit == null || credit.kind() != FrameKind.MESSAGE || credit.controlType() != ControlWord.CREDIT)
-                && System.nanoTime() < deadline);
-        assertThat(credit).as("a credit from the listener's receive()").isNotNull();
+        awaitCredit(peer());
         peer().write(concat(header(FrameKind.MESSAGE, ControlWord.encode(ControlWord.DATA, 0), 100_000),
                 new byte[10_000]));
         peer().write(new byte[7]); // and half of nothing in particular
@@ -239,9 +175,7 @@ class UringAdversarialRequestTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("framesOutsideTheProtocol")
     void aFrameOutsideTheProtocolEndsItsConnectionAndNoOther(String what, byte[] bad, String why) throws Exception {
-        AcceptingListener admission = (AcceptingListener) listener;
-        Transport clientTransport = new UringTransportProvider().open(TransportConfig.defaults());
-        transports.add(clientTransport);
+        Transport clientTransport = open(TransportConfig.defaults());
         Endpoint healthy = clientTransport.connect(listener.address()).block(TIMEOUT);
         Endpoint healthyServer = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertThat(healthyServer).isNotNull();
@@ -256,8 +190,8 @@ class UringAdversarialRequestTest {
         broken.verify(TIMEOUT);
         assertThat(peer().awaitClosed(TIMEOUT)).as("the peer's connection is cut").isTrue();
         StepVerifier.create(ep.onClose()).verifyComplete();
-        awaitTrue(() -> admission.admission().connections() == 1, "the broken connection's ticket is returned");
-        awaitTrue(() -> server.memory().buffers().outstanding() == outstanding, "no buffer left behind");
+        awaitTrue("the broken connection's ticket is returned", () -> admission().connections() == 1);
+        awaitTrue("no buffer left behind", () -> server.memory().buffers().outstanding() == outstanding);
 
         // The other connection of the same listener goes on.
         assertThat(healthyServer.isDisposed()).isFalse();
@@ -271,15 +205,5 @@ class UringAdversarialRequestTest {
 
     private static String take(Buffer b) {
         return b.toUtf8(); // lent by receive(): copied out here
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            Thread.sleep(10);
-        }
     }
 }

@@ -2,43 +2,28 @@ package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.conformance.TestCertificates;
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.FrameKind;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.concat;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.header;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * How an io_uring listener sets connections up: nothing is served before the handshake passed, a wrong or missing
@@ -47,66 +32,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * working, and no descriptor, thread or buffer is left behind by any connection that fails on the way.
  */
 @Timeout(120)
-class UringConnectionSetUpTest {
+class UringConnectionSetUpTest extends RawPeerHarness {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final String SECRET = "a shared secret of the tests";
-
-    private final List<Transport> transports = new ArrayList<>();
-    private final List<RawStreamPeer> peers = new ArrayList<>();
-    private final BlockingQueue<Endpoint> accepted = new LinkedBlockingQueue<>();
-    private Transport server;
-    private Listener listener;
-
-    @BeforeAll
-    static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
-    }
-
-    @BeforeEach
-    void leakDetection() {
-        LeakDetector.enable();
-        LeakDetector.reset();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        try {
-            for (RawStreamPeer p : peers) {
-                p.close();
-            }
-            transports.forEach(Transport::dispose);
-            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
-        } finally {
-            LeakDetector.disable();
-        }
-    }
-
-    private Transport open(TransportConfig config) {
-        Transport t = new UringTransportProvider().open(config);
-        transports.add(t);
-        return t;
-    }
 
     private Transport open(SecuritySettings security) {
         return open(TransportConfig.defaults().security(security));
     }
 
     private void listen(SecuritySettings security) {
-        server = open(security);
-        listener = server.bind("uring://127.0.0.1:0").block(TIMEOUT);
-        listener.accepted().subscribe(accepted::add);
-    }
-
-    private AcceptingListener admission() {
-        return (AcceptingListener) listener;
-    }
-
-    private RawStreamPeer raw() throws IOException {
-        RawStreamPeer p = RawStreamPeer.connect(listener.address());
-        peers.add(p);
-        return p;
+        listen(TransportConfig.defaults().security(security));
     }
 
     /** Sends one message from {@code client} and checks the listener's side of it receives it. */
@@ -120,22 +55,6 @@ class UringConnectionSetUpTest {
         received.verify(TIMEOUT);
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    private static long openDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
     // ============================================================================================ handshake
 
     @Test
@@ -143,12 +62,12 @@ class UringConnectionSetUpTest {
         listen(SecuritySettings.defaults());
         long outstanding = server.memory().buffers().outstanding();
         long registered = server.memory().buffers().registeredBytes();
-        RawStreamPeer p = raw();
+        RawStreamPeer p = connectRaw();
         // A well-formed DATA frame announcing 1 MiB, as the very first bytes: not a hello.
         p.write(concat(header(FrameKind.MESSAGE, ControlWord.encode(ControlWord.DATA, 0), 1 << 20),
                 new byte[8192]));
         assertThat(p.awaitClosed(TIMEOUT)).as("the listener closes the connection").isTrue();
-        await("the connection to be forgotten", () -> admission().admission().connections() == 0);
+        awaitTrue("the connection to be forgotten", () -> admission().connections() == 0);
         assertThat(accepted).as("no endpoint was made").isEmpty();
         assertThat(server.memory().buffers().outstanding()).isEqualTo(outstanding);
         assertThat(server.memory().buffers().registeredBytes()).isEqualTo(registered);
@@ -181,14 +100,14 @@ class UringConnectionSetUpTest {
     @Test
     void aHelloThatNeverCompletesIsCutAtTheDeadline() throws Exception {
         listen(SecuritySettings.defaults().handshakeTimeout(Duration.ofMillis(500)));
-        RawStreamPeer p = raw();
+        RawStreamPeer p = connectRaw();
         long start = System.nanoTime();
         p.write(new byte[] {1, 0}); // the first two bytes of a hello's header, then nothing
         assertThat(p.awaitClosed(TIMEOUT)).isTrue();
         long tookMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(tookMillis).as("closed at the deadline, not before").isGreaterThanOrEqualTo(400);
         assertThat(tookMillis).as("closed at the deadline").isLessThan(10_000);
-        await("the connection to be forgotten", () -> admission().admission().connections() == 0);
+        awaitTrue("the connection to be forgotten", () -> admission().connections() == 0);
     }
 
     @Test
@@ -202,9 +121,9 @@ class UringConnectionSetUpTest {
         // Ten connections that never say hello: three fill the handshake bound, the other seven are closed at once.
         List<RawStreamPeer> silent = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            silent.add(raw());
+            silent.add(connectRaw());
         }
-        await("three handshakes in progress", () -> admission().admission().handshakes() == 3);
+        awaitTrue("three handshakes in progress", () -> admission().handshakes() == 3);
         int closedAtOnce = 0;
         for (RawStreamPeer p : silent) {
             if (p.awaitClosed(Duration.ofMillis(200))) {
@@ -212,7 +131,7 @@ class UringConnectionSetUpTest {
             }
         }
         assertThat(closedAtOnce).as("connections closed at once").isEqualTo(7);
-        assertThat(admission().admission().refused()).isEqualTo(7);
+        assertThat(admission().refused()).isEqualTo(7);
 
         StepVerifier received = StepVerifier.create(served.receive().take(50).count())
                 .expectNext(50L).expectComplete().verifyLater();
@@ -223,7 +142,7 @@ class UringConnectionSetUpTest {
         for (RawStreamPeer p : silent) {
             p.close();
         }
-        await("the silent connections to be forgotten", () -> admission().admission().connections() == 1);
+        awaitTrue("the silent connections to be forgotten", () -> admission().connections() == 1);
 
         // Four more good clients reach maxConnections (5); the next one is refused until one of them leaves.
         List<Endpoint> more = new ArrayList<>();
@@ -234,7 +153,7 @@ class UringConnectionSetUpTest {
         StepVerifier.create(clients.connect(listener.address())).expectError(ConnectionRefusedException.class)
                 .verify(TIMEOUT);
         more.getFirst().dispose();
-        await("a connection to close", () -> admission().admission().connections() == 4);
+        awaitTrue("a connection to close", () -> admission().connections() == 4);
         exchange(clients.connect(listener.address()).block(TIMEOUT), "room again");
     }
 
@@ -247,29 +166,23 @@ class UringConnectionSetUpTest {
         // Warm up: whatever the first connection opens once (classes, pool slabs) is not counted.
         StepVerifier.create(wrong.connect(listener.address())).expectError(AuthenticationException.class)
                 .verify(TIMEOUT);
-        await("set-up to end", () -> admission().admission().connections() == 0);
+        awaitTrue("set-up to end", () -> admission().connections() == 0);
         long before = openDescriptors();
         for (int i = 0; i < 20; i++) {
             StepVerifier.create(wrong.connect(listener.address())).expectError(AuthenticationException.class)
                     .verify(TIMEOUT);
-            RawStreamPeer garbage = raw();
+            RawStreamPeer garbage = connectRaw();
             garbage.write(new byte[] {42, 42, 42, 42});
             garbage.awaitClosed(TIMEOUT);
             garbage.close();
-            raw().close(); // gone before its hello
-            raw(); // silent until the deadline
+            connectRaw().close(); // gone before its hello
+            connectRaw(); // silent until the deadline
         }
         for (RawStreamPeer p : peers) {
             p.close();
         }
-        await("every set-up to end", () -> admission().admission().connections() == 0);
-        await("the descriptors to go back to " + before, () -> {
-            try {
-                return openDescriptors() <= before;
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        awaitTrue("every set-up to end", () -> admission().connections() == 0);
+        awaitTrue("the descriptors to go back to " + before, () -> openDescriptors() <= before);
         assertThat(accepted).isEmpty();
     }
 

@@ -1,7 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.ControlWord;
@@ -11,43 +10,28 @@ import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.BufferPool;
-import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.FrameKind;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.concat;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.frame;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.header;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.request;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An io_uring listener against peers that passed the handshake and then misbehave, written frame by frame with a
@@ -56,66 +40,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * reading. Each must end (or hold back) that one connection with a typed error and leave nothing allocated.
  */
 @Timeout(90)
-class UringHostilePeerTest {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
-
-    private final List<Transport> transports = new ArrayList<>();
-    private final List<RawStreamPeer> peers = new ArrayList<>();
-    private final BlockingQueue<Endpoint> accepted = new LinkedBlockingQueue<>();
-    private Transport server;
-    private Listener listener;
-
-    @BeforeAll
-    static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
-    }
-
-    @BeforeEach
-    void leakDetection() {
-        LeakDetector.enable();
-        LeakDetector.reset();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        try {
-            for (RawStreamPeer p : peers) {
-                p.close();
-            }
-            transports.forEach(Transport::dispose);
-            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
-        } finally {
-            LeakDetector.disable();
-        }
-    }
-
-    private Transport open(TransportConfig config) {
-        Transport t = new UringTransportProvider().open(config);
-        transports.add(t);
-        return t;
-    }
-
-    private void listen(TransportConfig config) {
-        server = open(config);
-        listener = server.bind("uring://127.0.0.1:0").block(TIMEOUT);
-        listener.accepted().subscribe(accepted::add);
-    }
-
-    /** A raw peer through the handshake, and the endpoint the listener made for it. */
-    private Endpoint rawPeer(int receiveBuffer) throws Exception {
-        RawStreamPeer p = RawStreamPeer.connect(listener.address(), receiveBuffer);
-        peers.add(p);
-        p.handshake(SecuritySettings.defaults());
-        Endpoint ep = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(ep).as("the listener made an endpoint for the peer").isNotNull();
-        return ep;
-    }
-
-    private RawStreamPeer peer() {
-        return peers.getLast();
-    }
+class UringHostilePeerTest extends RawPeerHarness {
 
     private static TransportConfig liveness(Duration heartbeat, Duration peerTimeout, Duration writeTimeout) {
         return TransportConfig.defaults().liveness(new LivenessSettings(heartbeat, peerTimeout, writeTimeout));
@@ -127,18 +52,6 @@ class UringHostilePeerTest {
             BufferPool pool = memory.buffers();
             return new PoolState(pool.outstanding(), pool.registeredBytes());
         }
-    }
-
-    /** Reads frames until one is a CREDIT grant (the listener's receive() posted receives). */
-    private static void awaitCredit(RawStreamPeer p) throws Exception {
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < end) {
-            RawStreamPeer.Frame f = p.read(Duration.ofSeconds(1));
-            if (f != null && f.kind() == FrameKind.MESSAGE && f.controlType() == ControlWord.CREDIT) {
-                return;
-            }
-        }
-        throw new AssertionError("no credit granted");
     }
 
     // ============================================================================================ frames
@@ -198,8 +111,7 @@ class UringHostilePeerTest {
         rawPeer(0);
         peer().write(violation); // warm-up: whatever the first connection opens once is not counted
         assertThat(peer().awaitClosed(TIMEOUT)).isTrue();
-        AcceptingListener admission = (AcceptingListener) listener;
-        awaitTrue("the first connection to be forgotten", () -> admission.admission().connections() == 0);
+        awaitTrue("the first connection to be forgotten", () -> admission().connections() == 0);
         long before = openDescriptors();
         for (int i = 0; i < 20; i++) {
             rawPeer(0);
@@ -207,29 +119,9 @@ class UringHostilePeerTest {
             assertThat(peer().awaitClosed(TIMEOUT)).isTrue();
             peer().close();
         }
-        awaitTrue("every connection to be forgotten", () -> admission.admission().connections() == 0);
+        awaitTrue("every connection to be forgotten", () -> admission().connections() == 0);
         awaitTrue("the descriptors to go back to " + before, () -> openDescriptors() <= before);
         assertThat(PoolState.of(server.memory()).outstanding()).isZero();
-    }
-
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitTrue(String what, Check check) throws Exception {
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (!check.holds()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    private static long openDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
     }
 
     // ============================================================================================ one-sided
@@ -257,11 +149,7 @@ class UringHostilePeerTest {
             peer().write(frame(FrameKind.GET, 3, request(window.address(), window.key() ^ 1, 64)));
             peer().write(frame(FrameKind.PUT, 4, concat(request(window.address(), window.key(), 1024), goodData)));
             for (long id = 1; id <= 3; id++) {
-                RawStreamPeer.Frame f = peer().readSignificant(TIMEOUT);
-                assertThat(f).as("answer to request %d", id).isNotNull();
-                assertThat(f.kind()).isEqualTo(FrameKind.RMA_ERR);
-                assertThat(f.tag()).isEqualTo(id);
-                assertThat(new String(f.payload(), StandardCharsets.UTF_8)).isEqualTo(MemoryDomain.REFUSED);
+                expectRefused(id);
             }
             RawStreamPeer.Frame ack = peer().readSignificant(TIMEOUT);
             assertThat(ack.kind()).isEqualTo(FrameKind.RMA_ACK);

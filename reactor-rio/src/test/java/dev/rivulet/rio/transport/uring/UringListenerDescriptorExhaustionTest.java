@@ -1,7 +1,7 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.conformance.EchoPeer;
-import dev.rivulet.core.Endpoint;
+import dev.rivulet.conformance.LowDescriptorLimitChild;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.rio.stream.StreamAddress;
@@ -9,21 +9,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.test.StepVerifier;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -40,16 +31,15 @@ class UringListenerDescriptorExhaustionTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int FILE_LIMIT = 256;
 
-    private Process child;
+    private LowDescriptorLimitChild child;
     private Transport transport;
     private final List<SocketChannel> flood = new ArrayList<>();
-    private final BlockingQueue<String> output = new LinkedBlockingQueue<>();
 
     @BeforeAll
     static void requireIoUringAndBash() {
         assumeTrue(new UringTransportProvider().availability().available(),
                 () -> new UringTransportProvider().availability().reason());
-        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "needs /bin/bash to lower the child's file limit");
+        assumeTrue(LowDescriptorLimitChild.canLowerTheLimit(), "needs /bin/bash to lower the child's file limit");
     }
 
     @AfterEach
@@ -58,74 +48,27 @@ class UringListenerDescriptorExhaustionTest {
             s.close();
         }
         if (child != null) {
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            child.close();
         }
         if (transport != null) {
             transport.dispose();
         }
     }
 
-    private String startChild() throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("/bin/bash", "-c", "ulimit -n " + FILE_LIMIT + " && exec \"$@\"",
-                "bash", ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-cp", System.getProperty("java.class.path"), EchoPeer.class.getName(),
-                UringTransportProvider.class.getName(), "uring://127.0.0.1:0", "echo",
-                "security.maxHandshakes=" + (4 * FILE_LIMIT), "security.maxConnections=" + (4 * FILE_LIMIT),
-                "security.handshakeTimeout=120s"));
-        child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        Thread.ofPlatform().daemon(true).start(() -> out.lines().forEach(output::add));
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < end) {
-            String line = output.poll(1, TimeUnit.SECONDS);
-            if (line != null && line.startsWith("ADDRESS ")) {
-                return line.substring("ADDRESS ".length()).trim();
-            }
-        }
-        throw new AssertionError("the child did not listen: " + output);
-    }
-
-    private void echoOnce(String address, String text) {
-        Endpoint ep = transport.connect(address).block(TIMEOUT);
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        StepVerifier echoed = StepVerifier.create(ep.receive().asString().take(1))
-                .expectNext(text).expectComplete().verifyLater();
-        ep.send(ep.memory().allocate(bytes.length).write(bytes)).block(TIMEOUT);
-        echoed.verify(TIMEOUT);
-        ep.dispose();
-        StepVerifier.create(ep.onClose()).expectComplete().verify(TIMEOUT);
-    }
-
-    private boolean sawInOutput(String text, Duration within) throws InterruptedException {
-        long end = System.nanoTime() + within.toNanos();
-        List<String> seen = new ArrayList<>();
-        while (System.nanoTime() < end) {
-            String line = output.poll(200, TimeUnit.MILLISECONDS);
-            if (line != null) {
-                seen.add(line);
-                if (line.contains(text)) {
-                    return true;
-                }
-            }
-        }
-        System.out.println("[child] " + String.join("\n[child] ", seen));
-        return false;
-    }
-
     @Test
     void theListenerKeepsAcceptingAfterRunningOutOfDescriptors() throws Exception {
-        String address = startChild();
+        child = LowDescriptorLimitChild.start(FILE_LIMIT, UringTransportProvider.class, "uring://127.0.0.1:0",
+                TIMEOUT);
         transport = new UringTransportProvider().open(TransportConfig.defaults());
-        echoOnce(address, "before the flood"); // the child has loaded everything a connection needs
+        child.echoOnce(transport, "before the flood", TIMEOUT); // the child has loaded everything a connection needs
 
         // Connections that never say hello, more than the child has descriptors: each admitted one holds a descriptor
         // until its (long) handshake deadline, so accept runs into EMFILE.
-        InetSocketAddress target = StreamAddress.parse(UringTransport.SCHEME, address);
+        InetSocketAddress target = StreamAddress.parse(UringTransport.SCHEME, child.address());
         for (int i = 0; i < FILE_LIMIT + 64; i++) {
             flood.add(SocketChannel.open(target));
         }
-        assertThat(sawInOutput("EMFILE", TIMEOUT)).as("the child's listener reports running out of descriptors")
+        assertThat(child.sawInOutput("EMFILE", TIMEOUT)).as("the child's listener reports running out of descriptors")
                 .isTrue();
 
         for (SocketChannel s : flood) {
@@ -133,7 +76,7 @@ class UringListenerDescriptorExhaustionTest {
         }
         flood.clear();
         // The silent connections end, their descriptors come back, and the listener, still there, serves again.
-        echoOnce(address, "after the flood");
+        child.echoOnce(transport, "after the flood", TIMEOUT);
         assertThat(child.isAlive()).isTrue();
     }
 }

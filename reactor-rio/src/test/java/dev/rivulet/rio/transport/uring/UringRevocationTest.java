@@ -1,21 +1,14 @@
 package dev.rivulet.rio.transport.uring;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
-import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Grant;
-import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rio.stream.FrameKind;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,19 +17,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.concat;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.frame;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.header;
 import static dev.rivulet.rio.transport.uring.RawStreamPeer.request;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Revocation while a peer's request is under way on an io_uring connection: memory whose grant or region was closed
@@ -45,63 +32,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * waiting to be written when its region closed is refused instead of answered with the region's bytes.
  */
 @Timeout(90)
-class UringRevocationTest {
+class UringRevocationTest extends RawPeerHarness {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final byte UNTOUCHED = 0x11;
     private static final int GUARD = 4096;
 
-    private final List<Transport> transports = new ArrayList<>();
-    private final List<RawStreamPeer> peers = new ArrayList<>();
-    private final BlockingQueue<Endpoint> accepted = new LinkedBlockingQueue<>();
     private final Arena arena = Arena.ofShared();
-    private Transport server;
-    private Listener listener;
 
-    @BeforeAll
-    static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
-    }
-
-    @BeforeEach
-    void leakDetection() {
-        LeakDetector.enable();
-        LeakDetector.reset();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        try {
-            for (RawStreamPeer p : peers) {
-                p.close();
-            }
-            transports.forEach(Transport::dispose);
-            arena.close();
-            LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
-        } finally {
-            LeakDetector.disable();
-        }
-    }
-
-    private void listen(TransportConfig config) {
-        server = new UringTransportProvider().open(config);
-        transports.add(server);
-        listener = server.bind("uring://127.0.0.1:0").block(TIMEOUT);
-        listener.accepted().subscribe(accepted::add);
-    }
-
-    private Endpoint rawPeer(int receiveBuffer) throws Exception {
-        RawStreamPeer p = RawStreamPeer.connect(listener.address(), receiveBuffer);
-        peers.add(p);
-        p.handshake(SecuritySettings.defaults());
-        Endpoint ep = accepted.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(ep).as("the listener made an endpoint for the peer").isNotNull();
-        return ep;
-    }
-
-    private RawStreamPeer peer() {
-        return peers.getLast();
+    @Override
+    protected void afterTransportsDisposed() {
+        arena.close();
     }
 
     private static byte[] filled(int n, int value) {
