@@ -85,7 +85,7 @@ public abstract class CrossProcessKit {
     /** Starts the peer process and returns the address it listens on. */
     private String startPeer(String mode) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), EchoPeer.class.getName(),
                 provider().getClass().getName(), peerBindAddress(), mode));
         options().forEach((k, v) -> cmd.add(k + "=" + v));

@@ -262,14 +262,15 @@ public abstract class LifecycleConformance extends ConformanceBase {
 
     @Test
     void aTransportDisposedGracefullyFinishesEveryEndpointsWork() {
-        Disposable sending = client().send(sequence(client(), 2_000, 64)).subscribe(null, e -> { });
-        Mono<Long> received = server().receive().count();
-        AtomicLong got = new AtomicLong();
-        received.subscribe(got::set);
+        long n = 500;
+        Disposable sending = client().send(sequence(client(), n, 64)).subscribe(null, e -> { });
+        AtomicLong got = new AtomicLong(-1);
+        server().receive().count().subscribe(got::set, e -> got.set(-2));
         awaitTrue(() -> client().stats().block(TIMEOUT).messagesSent() > 0, "stream started");
         StepVerifier.create(pair.clientTransport().disposeGracefully(TIMEOUT)).verifyComplete();
         assertThat(pair.clientTransport().isDisposed()).isTrue();
-        awaitTrue(() -> got.get() == 2_000, "every message of the stream arrived before the close");
+        awaitTrue(() -> got.get() != -1, "the receiver saw the graceful close");
+        assertThat(got).as("messages that arrived before the close").hasValue(n);
         sending.dispose();
     }
 

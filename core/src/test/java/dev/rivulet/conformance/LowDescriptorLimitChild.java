@@ -56,7 +56,7 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
             throws IOException, InterruptedException {
         List<String> cmd = List.of("/bin/bash", "-c", "ulimit -n " + fileLimit + " && exec \"$@\"",
                 "bash", ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), EchoPeer.class.getName(),
                 provider.getName(), bindAddress, "echo",
                 "security.maxHandshakes=" + (4 * fileLimit), "security.maxConnections=" + (4 * fileLimit),

@@ -25,7 +25,7 @@ import java.util.function.Predicate;
 final class ChildJvm implements AutoCloseable {
 
     private static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
-            "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-XX:CICompilerCount=2",
+            "-XX:+UseSerialGC", "-XX:CICompilerCount=2",
             "-XX:-UseDynamicNumberOfCompilerThreads", "-Xmx1g", "-Xss1m", "-XX:+AlwaysPreTouch");
 
     private final String name;

@@ -113,6 +113,14 @@ public abstract class AbstractTransport implements Transport {
         return metrics;
     }
 
+    /**
+     * The polling threads of this transport, for Rivulet modules that drive work of their own from them (a
+     * {@link dev.rivulet.core.loop.Pollable} registered on one of its loops).
+     */
+    public ProgressEngine progressEngine() {
+        return progress;
+    }
+
     /** Counters of this transport, also when no registry is bound. */
     public TransportMetrics stats() {
         return metrics;

@@ -4,7 +4,7 @@ import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.RemoteWrite;
-import org.jctools.queues.SpscArrayQueue;
+import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -114,7 +114,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
 
     final EndpointEngine engine;
     private final CoreSubscriber<? super Void> actual;
-    private final SpscArrayQueue<Op> free;
+    private final SpscAtomicArrayQueue<Op> free;
     private final Op[] all;
     private final int prefetch;
     private Subscription upstream;
@@ -131,7 +131,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         this.engine = engine;
         this.actual = actual;
         this.prefetch = engine.sendPrefetch();
-        this.free = new SpscArrayQueue<>(prefetch);
+        this.free = new SpscAtomicArrayQueue<>(prefetch);
         this.all = new Op[prefetch];
     }
 

@@ -16,7 +16,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.loop.ProgressLoop;
-import org.jctools.queues.SpscArrayQueue;
+import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -62,7 +62,7 @@ final class LocalWire implements Wire {
     private final String remoteAddress;
     private final ArrayDeque<Op> work;
     private final int workDepth;
-    private final SpscArrayQueue<Object> inbox;
+    private final SpscAtomicArrayQueue<Object> inbox;
     private final AtomicLong creditsIn = new AtomicLong();
     /** Peer threads currently delivering into {@link #inbox}; close waits for them (see {@link #deliver}). */
     private final AtomicInteger delivering = new AtomicInteger();
@@ -77,7 +77,7 @@ final class LocalWire implements Wire {
         this.workDepth = workDepth;
         this.work = new ArrayDeque<>(workDepth);
         // Credits bound data messages by the receive depth; close marker and slack on top.
-        this.inbox = new SpscArrayQueue<>(caps.receiveQueueDepth() + 8);
+        this.inbox = new SpscAtomicArrayQueue<>(caps.receiveQueueDepth() + 8);
         this.remoteAddress = remoteAddress;
     }
 

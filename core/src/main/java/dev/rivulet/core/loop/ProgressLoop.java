@@ -1,7 +1,7 @@
 package dev.rivulet.core.loop;
 
 import dev.rivulet.core.progress.IdleStrategy;
-import org.jctools.queues.MpscUnboundedXaddArrayQueue;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +26,7 @@ public final class ProgressLoop implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(ProgressLoop.class);
 
-    private final MpscUnboundedXaddArrayQueue<Runnable> tasks = new MpscUnboundedXaddArrayQueue<>(1024, 4);
+    private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(1024);
     private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final IdleStrategy idle;
     private final Thread thread;

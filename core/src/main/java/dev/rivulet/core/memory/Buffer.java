@@ -39,6 +39,8 @@ public final class Buffer {
     }
 
     private final BufferPool pool;
+    /** The slab queue this buffer goes back to, or null for a buffer with a registration of its own. */
+    private final FreeList.Slab home;
     private final MemoryRegion region;
     private final long regionOffset;
     private final MemorySegment memory;
@@ -52,8 +54,9 @@ public final class Buffer {
     private volatile long state;
     Object leakRecord;
 
-    Buffer(BufferPool pool, MemoryRegion region, long regionOffset, int capacity) {
+    Buffer(BufferPool pool, FreeList.Slab home, MemoryRegion region, long regionOffset, int capacity) {
         this.pool = pool;
+        this.home = home;
         this.region = region;
         this.regionOffset = regionOffset;
         this.memory = region.segment().asSlice(regionOffset, capacity);
@@ -225,6 +228,10 @@ public final class Buffer {
 
     BufferPool pool() {
         return pool;
+    }
+
+    FreeList.Slab home() {
+        return home;
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
-import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -166,7 +165,7 @@ public final class BufferPool {
         }
         // Paranoid leak detection never reuses the object: a stale reference keeps failing once the memory has
         // been handed out again, instead of aliasing the new owner.
-        Buffer next = LeakDetector.isParanoid() ? new Buffer(this, b.region(), b.regionOffset(), cap) : b;
+        Buffer next = LeakDetector.isParanoid() ? new Buffer(this, b.home(), b.region(), b.regionOffset(), cap) : b;
         classes[Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT].free.offer(next);
     }
 
@@ -248,7 +247,7 @@ public final class BufferPool {
         }
         r.onClose().subscribe(null, null, own::close);
         registeredBytes.addAndGet(size);
-        return new Buffer(this, r, 0, size);
+        return new Buffer(this, null, r, 0, size);
     }
 
     private MemorySegment arenaAllocate(long bytes) {
@@ -291,9 +290,7 @@ public final class BufferPool {
         final int perSlab;
         /** Below this many free buffers, a class used from non-blocking threads grows in the background. */
         final int lowWater;
-        // Enough pooled chunks that a whole slab's worth of free buffers never forces a fresh chunk: in steady
-        // state offer/poll then allocate nothing.
-        final MpmcUnboundedXaddArrayQueue<Buffer> free = new MpmcUnboundedXaddArrayQueue<>(1024, 64);
+        final FreeList free = new FreeList();
         private final AtomicBoolean growing = new AtomicBoolean();
         volatile Throwable growthFailure;
 
@@ -324,10 +321,11 @@ public final class BufferPool {
                 MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.LOCAL);
                 slabs.add(slab);
                 registeredBytes.addAndGet(bytes);
+                FreeList.Slab home = free.addSlab(perSlab);
                 for (int i = 1; i < perSlab; i++) {
-                    free.offer(new Buffer(BufferPool.this, slab, (long) i * size, size));
+                    free.offer(new Buffer(BufferPool.this, home, slab, (long) i * size, size));
                 }
-                return new Buffer(BufferPool.this, slab, 0, size);
+                return new Buffer(BufferPool.this, home, slab, 0, size);
             }
         }
 

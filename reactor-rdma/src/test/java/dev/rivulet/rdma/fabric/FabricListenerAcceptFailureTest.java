@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.Messages;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
@@ -47,8 +48,7 @@ class FabricListenerAcceptFailureTest {
 
     @BeforeEach
     void requireLibfabric() {
-        assumeTrue(new FabricTransportProvider().availability().available(),
-                () -> new FabricTransportProvider().availability().reason());
+        Requirements.assume(new FabricTransportProvider().availability(), "libfabric");
     }
 
     @AfterEach

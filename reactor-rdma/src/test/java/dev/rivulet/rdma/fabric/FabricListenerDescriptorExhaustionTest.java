@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.EchoPeer;
 import dev.rivulet.conformance.LowDescriptorLimitChild;
 import dev.rivulet.core.Transport;
@@ -39,8 +40,7 @@ class FabricListenerDescriptorExhaustionTest {
 
     @BeforeAll
     static void requireLibfabricAndBash() {
-        assumeTrue(new FabricTransportProvider().availability().available(),
-                () -> new FabricTransportProvider().availability().reason());
+        Requirements.assume(new FabricTransportProvider().availability(), "libfabric");
         assumeTrue(LowDescriptorLimitChild.canLowerTheLimit(), "needs /bin/bash to lower the child's file limit");
     }
 

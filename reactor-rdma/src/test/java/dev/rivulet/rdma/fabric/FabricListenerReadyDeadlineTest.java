@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.Messages;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
@@ -53,8 +54,7 @@ class FabricListenerReadyDeadlineTest {
 
     @BeforeEach
     void requireLibfabric() {
-        assumeTrue(new FabricTransportProvider().availability().available(),
-                () -> new FabricTransportProvider().availability().reason());
+        Requirements.assume(new FabricTransportProvider().availability(), "libfabric");
         assumeTrue(Files.isDirectory(OWN_FDS), "counts descriptors in /proc/self/fd");
     }
 

@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.EchoPeer;
 import dev.rivulet.conformance.Messages;
 import dev.rivulet.conformance.TestCertificates;
@@ -56,8 +57,7 @@ class FabricSecurityTest {
 
     @BeforeEach
     void requireLibfabric() {
-        assumeTrue(new FabricTransportProvider().availability().available(),
-                () -> new FabricTransportProvider().availability().reason());
+        Requirements.assume(new FabricTransportProvider().availability(), "libfabric");
         LeakDetector.enable();
         LeakDetector.reset();
     }
@@ -288,7 +288,7 @@ class FabricSecurityTest {
 
     private String startPeer(List<String> options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), EchoPeer.class.getName(),
                 FabricTransportProvider.class.getName(), "fabric://127.0.0.1:0?provider=tcp", "echo"));
         cmd.addAll(options);

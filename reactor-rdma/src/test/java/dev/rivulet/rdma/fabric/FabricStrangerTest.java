@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.Messages;
 import dev.rivulet.conformance.Pair;
 import dev.rivulet.core.EndpointStats;
@@ -53,8 +54,7 @@ class FabricStrangerTest {
 
         @BeforeEach
         void requireLibfabric() {
-            assumeTrue(new FabricTransportProvider().availability().available(),
-                    () -> new FabricTransportProvider().availability().reason());
+            Requirements.assume(new FabricTransportProvider().availability(), "libfabric");
             LeakDetector.enable();
             LeakDetector.reset();
         }

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.rio;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.TransportConformanceKit;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
@@ -12,8 +13,7 @@ class RioConformanceTest extends TransportConformanceKit {
 
     @BeforeAll
     static void requireRio() {
-        assumeTrue(new RioTransportProvider().availability().available(),
-                () -> new RioTransportProvider().availability().reason());
+        Requirements.assume(new RioTransportProvider().availability(), "rio");
     }
 
     @Override

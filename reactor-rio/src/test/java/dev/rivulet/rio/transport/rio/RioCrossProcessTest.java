@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.rio;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.CrossProcessKit;
 import dev.rivulet.core.spi.TransportProvider;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,8 +12,7 @@ class RioCrossProcessTest extends CrossProcessKit {
 
     @BeforeAll
     static void requireRio() {
-        assumeTrue(new RioTransportProvider().availability().available(),
-                () -> new RioTransportProvider().availability().reason());
+        Requirements.assume(new RioTransportProvider().availability(), "rio");
     }
 
     @Override

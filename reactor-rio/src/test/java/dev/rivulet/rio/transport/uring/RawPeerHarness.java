@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
@@ -50,8 +51,7 @@ abstract class RawPeerHarness {
 
     @BeforeAll
     static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
     }
 
     @BeforeEach

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.TransportConformanceKit;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
@@ -12,8 +13,7 @@ class UringConformanceTest extends TransportConformanceKit {
 
     @BeforeAll
     static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
     }
 
     @Override

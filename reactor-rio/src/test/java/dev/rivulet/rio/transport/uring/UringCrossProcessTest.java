@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.CrossProcessKit;
 import dev.rivulet.core.spi.TransportProvider;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,8 +21,7 @@ class UringCrossProcessTest {
 
     @BeforeAll
     static void requireIoUring() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
     }
 
     abstract static class OnLoopback extends CrossProcessKit {

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.TransportConformanceKit;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
@@ -16,8 +17,7 @@ class UringIpv6ConformanceTest extends TransportConformanceKit {
 
     @BeforeAll
     static void requireIoUringAndIpv6() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress(InetAddress.getByName("::1"), 0));
         } catch (Exception e) {

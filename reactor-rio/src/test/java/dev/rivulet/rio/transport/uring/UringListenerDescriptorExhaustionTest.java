@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.conformance.EchoPeer;
 import dev.rivulet.conformance.LowDescriptorLimitChild;
 import dev.rivulet.core.Transport;
@@ -37,8 +38,7 @@ class UringListenerDescriptorExhaustionTest {
 
     @BeforeAll
     static void requireIoUringAndBash() {
-        assumeTrue(new UringTransportProvider().availability().available(),
-                () -> new UringTransportProvider().availability().reason());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
         assumeTrue(LowDescriptorLimitChild.canLowerTheLimit(), "needs /bin/bash to lower the child's file limit");
     }
 

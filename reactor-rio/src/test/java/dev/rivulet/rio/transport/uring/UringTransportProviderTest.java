@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.conformance.Requirements;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
@@ -27,7 +28,7 @@ class UringTransportProviderTest {
 
     @Test
     void listenerReportsTheRealPortAndRefusalsAreRetryable() {
-        assumeTrue(new UringTransportProvider().availability().available());
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
         Transport t = Transports.open("io_uring", TransportConfig.defaults());
         try {
             Listener l = t.bind("uring://127.0.0.1:0").block(Duration.ofSeconds(10));
