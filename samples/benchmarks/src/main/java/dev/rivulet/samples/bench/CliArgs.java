@@ -1,6 +1,7 @@
 package dev.rivulet.samples.bench;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -45,6 +46,26 @@ public final class CliArgs {
     public static Path docs(Map<String, String> o, Path moduleDir) {
         return o.containsKey("no-docs") ? null
                 : Path.of(o.getOrDefault("docs", moduleDir.resolve("../docs/benchmarks.md").normalize().toString()));
+    }
+
+    /**
+     * The machine-readable outputs a caller such as {@link dev.rivulet.samples.bench.suite.BenchSuite} asks for:
+     * {@code --results PATH}, every recorded run ({@link Results#write}), and {@code --report PATH}, {@code table}
+     * (the Markdown table and its notes) as it appears in the doc block.
+     */
+    public static void writeOutputs(Map<String, String> o, Results results, String table) throws IOException {
+        if (o.containsKey("results")) {
+            results.write(Path.of(o.get("results")));
+            System.out.println("wrote " + o.get("results"));
+        }
+        if (o.containsKey("report")) {
+            Path report = Path.of(o.get("report"));
+            if (report.getParent() != null) {
+                Files.createDirectories(report.getParent());
+            }
+            Files.writeString(report, table, StandardCharsets.UTF_8);
+            System.out.println("wrote " + report);
+        }
     }
 
     /**

@@ -106,6 +106,46 @@ public final class Machine {
         }
     }
 
+    /**
+     * The machine without anything that changes from run to run (no date, no load), for chart notes and the suite's
+     * section: e.g. "2 vCPUs (AMD EPYC), 23.5 GiB memory, Linux 6.18.44, Temurin-25.0.3+9".
+     */
+    public static String describe() {
+        String cpu = cpuModel();
+        String mem = memoryGiB();
+        String jdk = System.getProperty("java.vendor.version", System.getProperty("java.vm.vendor", "Java"));
+        if (!jdk.contains(Runtime.version().toString().split("-")[0])) {
+            jdk += " " + Runtime.version();
+        }
+        // The kernel's release up to its first '-' (the rest names the build, not the version).
+        String kernel = System.getProperty("os.version").split("-")[0];
+        return String.format(Locale.ROOT, "%d vCPUs%s%s, %s %s, %s", Runtime.getRuntime().availableProcessors(),
+                cpu.isEmpty() ? "" : " (" + cpu + ")", mem.isEmpty() ? "" : ", " + mem + " memory",
+                System.getProperty("os.name"), kernel, jdk);
+    }
+
+    /** The first "model name" of /proc/cpuinfo, or "" where there is none. */
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim().replaceAll("\\s+", " ")).findFirst().orElse("");
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** MemTotal of /proc/meminfo in GiB with one decimal ("23.5 GiB"), or "" where there is none. */
+    private static String memoryGiB() {
+        try {
+            return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal:"))
+                    .map(l -> String.format(Locale.ROOT, "%.1f GiB",
+                            Long.parseLong(l.replaceAll("\\D", "")) / 1024.0 / 1024.0))
+                    .findFirst().orElse("");
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
     /** The short commit id of {@code dir}'s repository, in backquotes, or "(unknown)". */
     public static String gitHead(Path dir) {
         try {

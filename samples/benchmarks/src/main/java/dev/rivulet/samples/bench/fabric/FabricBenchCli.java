@@ -31,7 +31,13 @@ import static dev.rivulet.samples.bench.Results.sizeName;
  * ./mvnw -B -ntp -pl samples/benchmarks -am install -DskipTests
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli [--provider tcp|sockets|shm]
  *      [--runs 5] [--idle spin|default] [--scale 1.0] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs]
+ *      [--results PATH] [--report PATH] [--no-targets]
  * </pre>
+ *
+ * <p>{@code --results} also writes every recorded run as a tab-separated file ({@link Results#write}) and
+ * {@code --report} the table with its notes (the doc block without its dated header) as Markdown, for
+ * {@link dev.rivulet.samples.bench.suite.BenchSuite}. {@code --no-targets} reports the ratios without judging them
+ * (the suite runs the deprecated {@code sockets} provider that way, as a compatibility check).
  *
  * <p>What runs where: the native baseline is {@code samples/benchmarks/src/main/c/fabric_bench.c}, compiled here with
  * {@code gcc -O2 -o target/fabric_bench src/main/c/fabric_bench.c -lfabric} (in {@code samples/benchmarks/}); each native
@@ -76,6 +82,8 @@ public final class FabricBenchCli {
     private final String label;
     /** Rivulet's receive queue depth (the credit window its sender gets) when set; the native window otherwise. */
     private final Integer receiveDepth;
+    /** Ratios are reported but not judged: the target and met? columns stay empty. */
+    private final boolean noTargets;
     private NativeProgram nativeProgram;
 
     FabricBenchCli(Map<String, String> o, Path moduleDir, String commandLine) {
@@ -94,6 +102,7 @@ public final class FabricBenchCli {
         this.machine = new Machine(!o.containsKey("no-quiet-gate"), 120, Long.MAX_VALUE); // no cap on the sum
         this.label = o.get("label");
         this.receiveDepth = o.containsKey("receive-depth") ? Integer.valueOf(o.get("receive-depth")) : null;
+        this.noTargets = o.containsKey("no-targets");
         if (!List.of("tcp", "sockets", "shm").contains(provider)) {
             throw new IllegalArgumentException("--provider must be tcp, sockets or shm (the others need hardware)");
         }
@@ -117,22 +126,27 @@ public final class FabricBenchCli {
             System.out.println("usage: FabricBenchCli [--provider tcp|sockets|shm] [--runs N] [--idle spin|default] "
                     + "[--scale F] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs] [--no-rendezvous] "
                     + "[--no-quiet-gate] [--label TEXT] [--modes stream,write,write-each,pingpong,netty,stream-rndv] "
-                    + "[--progress provider|manual] [--receive-depth N]");
+                    + "[--progress provider|manual] [--receive-depth N] [--results PATH] [--report PATH] "
+                    + "[--no-targets]");
             return;
         }
         FabricBenchCli cli = new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args));
-        if (cli.docs != null && o.containsKey("modes")) {
-            System.out.println("# --modes runs part of the table: docs/benchmarks.md is left as it is");
+        // A partial table (--modes) or one without verdicts (--no-targets) must not replace the recorded block.
+        boolean partial = o.containsKey("modes") || o.containsKey("no-targets");
+        if (cli.docs != null && partial) {
+            System.out.println("# --modes or --no-targets: docs/benchmarks.md is left as it is");
         }
         long t0 = System.nanoTime();
         cli.run();
-        String table = cli.report((System.nanoTime() - t0) / 1e9);
+        String body = cli.table();
+        String table = cli.header((System.nanoTime() - t0) / 1e9) + body;
         System.out.println();
         System.out.println(table);
-        if (cli.docs != null && !o.containsKey("modes")) {
+        if (cli.docs != null && !partial) {
             FabricBenchDoc.DOC.update(cli.docs, cli.docKey(), table);
             System.out.println("updated " + cli.docs);
         }
+        CliArgs.writeOutputs(o, cli.results, body);
     }
 
     // ============================================================================================== plan
@@ -296,7 +310,11 @@ public final class FabricBenchCli {
         return s.range(unit);
     }
 
-    String report(double seconds) {
+    /**
+     * What ran, when, on what and how long it waited for the machine: the dated paragraphs that open the doc block,
+     * above {@link #table()}.
+     */
+    String header(double seconds) {
         StringBuilder b = new StringBuilder();
         String idleText = idle.equals("spin")
                 ? "busy-polling progress threads during each Rivulet measurement (like the native program), the "
@@ -322,6 +340,12 @@ public final class FabricBenchCli {
                 machine.busyMeasurements() == 0 ? "; none ran while it was busier"
                         : "; " + machine.busyMeasurements() + " measurement(s) ran while it was busier (waits timed "
                         + "out)"));
+        return b.toString();
+    }
+
+    /** The result table and the notes under it (allocation, counts, targets), without dates. */
+    String table() {
+        StringBuilder b = new StringBuilder();
         b.append("| measurement | size | unit | native median | native min .. max | Rivulet median "
                 + "| Rivulet min .. max | Rivulet / native | target | met? |\n");
         b.append("|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
@@ -350,6 +374,10 @@ public final class FabricBenchCli {
                 } else if (mode.equals("stream") && size == 64) {
                     target = "> 1 (coalescing)";
                     met = ratio > 1 ? "yes" : "**no**";
+                }
+                if (noTargets) {
+                    target = "—";
+                    met = "";
                 }
                 if (met.startsWith("**")) {
                     missed.add((mode.equals("write-dc") ? "write (vs delivery-complete)" : mode) + " "
@@ -383,9 +411,10 @@ public final class FabricBenchCli {
                 double ratio = r.median() / n.median();
                 b.append(String.format(Locale.ROOT, "| streaming send with the default 64 KiB eager size (Rivulet's "
                                 + "rendezvous: fi_read of a per-message registration; same native figures) | %s | MB/s "
-                                + "| %s | %s | %s | %s | %.2f | (≥ 0.9) | %s |%n", sizeName(size), fmt(n.median(), "MB/s"),
+                                + "| %s | %s | %s | %s | %.2f | %s | %s |%n", sizeName(size), fmt(n.median(), "MB/s"),
                         range(n, "MB/s"), fmt(r.median(), "MB/s"), range(r, "MB/s"), ratio,
-                        ratio >= 0.9 ? "yes" : "no (not a headline row)"));
+                        noTargets ? "—" : "(≥ 0.9)",
+                        noTargets ? "" : ratio >= 0.9 ? "yes" : "no (not a headline row)"));
             }
         }
         Spread np = spread("native", "pingpong", 64, "rtt_median_us");
@@ -393,25 +422,27 @@ public final class FabricBenchCli {
         if (np != null && rp != null) {
             double ratio = rp.median() / np.median();
             boolean ok = ratio <= 1.3;
-            if (!ok) {
+            if (!ok && !noTargets) {
                 missed.add("ping-pong 64 B");
             }
             b.append(String.format(Locale.ROOT, "| ping-pong, median round trip (one way = half) | 64 B | µs | %s | "
-                            + "%s | %s | %s | %.2f | ≤ 1.3 | %s |%n", fmt(np.median(), "us"), range(np, "us"),
-                    fmt(rp.median(), "us"), range(rp, "us"), ratio, ok ? "yes" : "**no**"));
+                            + "%s | %s | %s | %.2f | %s | %s |%n", fmt(np.median(), "us"), range(np, "us"),
+                    fmt(rp.median(), "us"), range(rp, "us"), ratio, noTargets ? "—" : "≤ 1.3",
+                    noTargets ? "" : ok ? "yes" : "**no**"));
         }
         Spread nn = spread("netty", "netty", 64, "msgs_per_s");
         Spread r64 = spread("rivulet", "stream", 64, "msgs_per_s");
         if (nn != null && r64 != null) {
             double ratio = r64.median() / nn.median();
             boolean ok = ratio >= 1.0;
-            if (!ok) {
+            if (!ok && !noTargets) {
                 missed.add("64 B streaming vs Reactor Netty");
             }
             b.append(String.format(Locale.ROOT, "| Reactor Netty TCP streaming (64-byte frames) in place of "
-                            + "native | 64 B | msgs/s | %s | %s | %s | %s | %.2f | ≥ 1 (Rivulet / Netty) | %s |%n",
+                            + "native | 64 B | msgs/s | %s | %s | %s | %s | %.2f | %s | %s |%n",
                     fmt(nn.median(), "msgs/s"), range(nn, "msgs/s"), fmt(r64.median(), "msgs/s"),
-                    range(r64, "msgs/s"), ratio, ok ? "yes" : "**no**"));
+                    range(r64, "msgs/s"), ratio, noTargets ? "—" : "≥ 1 (Rivulet / Netty)",
+                    noTargets ? "" : ok ? "yes" : "**no**"));
         }
         b.append('\n');
         Spread pairedPing = results.pairedRatio("rivulet", "native", "pingpong", 64, "rtt_median_us");
@@ -497,7 +528,8 @@ public final class FabricBenchCli {
             cs.add("Netty " + count("netty", 64));
         }
         b.append(String.join(", ", cs)).append("; each preceded by an untimed tenth as warm-up.\n\n");
-        b.append(missed.isEmpty() ? "All targets met in this run.\n"
+        b.append(noTargets ? "Compatibility run: the ratios are not judged against targets.\n"
+                : missed.isEmpty() ? "All targets met in this run.\n"
                 : "Targets missed in this run: " + String.join(", ", missed) + ".\n");
         return b.toString();
     }

@@ -34,7 +34,12 @@ import static dev.rivulet.samples.bench.Results.value;
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.uring.UringBenchCli [--runs 3]
  *      [--idle default|spin] [--scale 1.0] [--sizes 64,4096,65536,1048576] [--max-wait 120]
  *      [--docs PATH | --no-docs] [--no-quiet-gate] [--label TEXT] [--uring uring.zeroCopy=false,...]
+ *      [--results PATH] [--report PATH]
  * </pre>
+ *
+ * <p>{@code --results} also writes every recorded run as a tab-separated file ({@link Results#write}) and
+ * {@code --report} the table with its notes (the doc block without its dated header) as Markdown, for
+ * {@link dev.rivulet.samples.bench.suite.BenchSuite}.
  *
  * <p>What runs where: the plain C baseline is {@code samples/benchmarks/src/main/c/tcp_bench.c}, compiled here with
  * {@code gcc -O2 -o target/tcp_bench src/main/c/tcp_bench.c} (in {@code samples/benchmarks/}); each of its measurements is one
@@ -89,19 +94,22 @@ public final class UringBenchCli {
         if (o.containsKey("help")) {
             System.out.println("usage: UringBenchCli [--runs N] [--idle default|spin] [--scale F] "
                     + "[--sizes 64,4096,65536,1048576] [--max-wait SECONDS] [--docs PATH | --no-docs] "
-                    + "[--no-quiet-gate] [--label TEXT] [--uring uring.option=value,...]");
+                    + "[--no-quiet-gate] [--label TEXT] [--uring uring.option=value,...] [--results PATH] "
+                    + "[--report PATH]");
             return;
         }
         UringBenchCli cli = new UringBenchCli(o, CliArgs.moduleDir("tcp_bench.c"), CliArgs.commandLine(args));
         long t0 = System.nanoTime();
         cli.run();
-        String table = cli.report((System.nanoTime() - t0) / 1e9);
+        String body = cli.table();
+        String table = cli.header((System.nanoTime() - t0) / 1e9) + body;
         System.out.println();
         System.out.println(table);
         if (cli.docs != null) {
             UringBenchDoc.DOC.update(cli.docs, cli.idle, table);
             System.out.println("updated " + cli.docs);
         }
+        CliArgs.writeOutputs(o, cli.results, body);
     }
 
     // ============================================================================================== plan
@@ -182,7 +190,11 @@ public final class UringBenchCli {
 
     // ============================================================================================== report
 
-    String report(double seconds) {
+    /**
+     * What ran, when, on what and how long it waited for the machine: the dated paragraphs that open the doc block,
+     * above {@link #table()}.
+     */
+    String header(double seconds) {
         StringBuilder b = new StringBuilder();
         String idleText = idle.equals("spin")
                 ? "Rivulet's progress threads busy-polling during each Rivulet measurement and backing off by the "
@@ -202,6 +214,12 @@ public final class UringBenchCli {
                 label != null ? label : "repository HEAD " + Machine.gitHead(moduleDir), machine.waitedSeconds(),
                 machine.busyMeasurements() == 0 ? "; none ran while it was busier"
                         : "; " + machine.busyMeasurements() + " measurement(s) ran while it was busier (waits gave up)"));
+        return b.toString();
+    }
+
+    /** The result table and the notes under it (allocation, counts, targets), without dates. */
+    String table() {
+        StringBuilder b = new StringBuilder();
         b.append("| measurement | size | unit | Rivulet io_uring median (min .. max) | Reactor Netty median "
                 + "(min .. max) | plain C median (min .. max) | Rivulet / Netty | Rivulet / C | target | met? |\n");
         b.append("|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");

@@ -1,0 +1,80 @@
+package dev.rivulet.samples.bench.suite;
+
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.spi.TransportProvider;
+import dev.rivulet.samples.bench.suite.ChartPlan.Bar;
+import dev.rivulet.samples.bench.suite.ChartPlan.Line;
+import dev.rivulet.samples.bench.uring.UringBenchCli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * io_uring with {@link UringBenchCli} in one of its two idle modes ("default": Rivulet's default idle strategy;
+ * "spin": busy-polling while it measures) against Reactor Netty (epoll) and a plain C TCP program.
+ */
+record UringBench(String idle) implements Bench {
+
+    @Override
+    public String id() {
+        return "uring-" + idle;
+    }
+
+    @Override
+    public String transport() {
+        return "uring";
+    }
+
+    @Override
+    public String name() {
+        return "io_uring, " + (idle.equals("spin") ? "busy-polling" : "default idle strategy");
+    }
+
+    @Override
+    public String title() {
+        return "io_uring, Rivulet " + (idle.equals("spin") ? "busy-polling while it measures"
+                : "with the default idle strategy") + ": against Reactor Netty and plain C";
+    }
+
+    @Override
+    public Optional<String> unavailable() {
+        Optional<TransportProvider> p = Transports.provider("io_uring");
+        if (p.isEmpty()) {
+            return Optional.of("no io_uring transport provider on the class path");
+        }
+        if (!p.get().availability().available()) {
+            return Optional.of("io_uring is unavailable: " + p.get().availability().reason());
+        }
+        return Bench.missingCompiler();
+    }
+
+    @Override
+    public BenchReport run(SuiteOptions o) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--idle", idle));
+        args.addAll(o.cliArgs());
+        // The CLI's own blocks in docs/benchmarks.md are left as they are: the suite writes its own section.
+        args.add("--no-docs");
+        CliOutputs out = CliOutputs.in(o.work(), id());
+        CliRun.run(UringBenchCli.class, List.of(), out.appendTo(args), o.repoRoot());
+        return new BenchReport(id(), name(), title(), about(), out.readResults(), out.readTable(),
+                CliRun.display(UringBenchCli.class, List.of(), args), o.reproduce(transport()), charts());
+    }
+
+    private String about() {
+        return "Rivulet over io_uring (`uring://127.0.0.1`, " + (idle.equals("spin")
+                ? "progress threads busy-polling during each Rivulet measurement"
+                : "the default idle strategy") + ") between two JVMs, Reactor Netty TCP (native epoll) between the "
+                + "same two JVMs, and the plain C TCP program `tcp_bench.c`, in rotating order in one invocation of "
+                + "`UringBenchCli`.";
+    }
+
+    private static ChartPlan charts() {
+        return new ChartPlan.Transport(List.of(
+                new Line("Rivulet io_uring", "rivulet", "stream", false),
+                new Line("Reactor Netty (epoll)", "netty", "stream", false),
+                new Line("plain C TCP", "native", "stream", false)),
+                List.of(new Bar("Rivulet io_uring", "rivulet"), new Bar("Reactor Netty", "netty"),
+                        new Bar("plain C", "native")));
+    }
+}
