@@ -11,6 +11,7 @@ import dev.rivulet.rdma.libfabric.FiDomainAttr;
 import dev.rivulet.rdma.libfabric.FiEpAttr;
 import dev.rivulet.rdma.libfabric.FiFabricAttr;
 import dev.rivulet.rdma.libfabric.FiInfo;
+import dev.rivulet.rdma.libfabric.FiMrAttr;
 import dev.rivulet.rdma.libfabric.FiTxAttr;
 import dev.rivulet.rdma.libfabric.FidAv;
 import dev.rivulet.rdma.libfabric.FidCq;
@@ -18,6 +19,7 @@ import dev.rivulet.rdma.libfabric.FidDomain;
 import dev.rivulet.rdma.libfabric.FidEp;
 import dev.rivulet.rdma.libfabric.FidFabric;
 import dev.rivulet.rdma.libfabric.FidMr;
+import dev.rivulet.rdma.libfabric.Iovec;
 import dev.rivulet.rdma.libfabric.Libfabric;
 import dev.rivulet.rdma.libfabric.LibfabricException;
 import org.slf4j.Logger;
@@ -29,7 +31,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 import static dev.rivulet.rdma.libfabric.FiConstants.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -95,6 +99,13 @@ final class FabricDomain implements AutoCloseable {
     final boolean reportsSource;
     /** {@code fi_info->addr_format}: the form of every endpoint name of this domain. */
     final int addrFormat;
+    /**
+     * Whether the provider reported {@code FI_HMEM}: only then does it honour the {@code iface} of a registration,
+     * so only then is device memory registered as device memory ({@link HmemRegistration}).
+     */
+    final boolean hmem;
+    /** Device memory declared for registration, by start address (see {@link #declareDevice}). */
+    private final ConcurrentSkipListMap<Long, DeviceRange> deviceRanges = new ConcurrentSkipListMap<>();
     /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
     private volatile byte[] sampleName;
 
@@ -125,6 +136,7 @@ final class FabricDomain implements AutoCloseable {
         this.refusalDropsConnection = !"sockets".equals(provider) && !"shm".equals(provider);
         this.addrFormat = FiInfo.addrFormat(info);
         this.reportsSource = (FiInfo.caps(info) & FI_SOURCE) != 0;
+        this.hmem = (FiInfo.caps(info) & FI_HMEM) != 0;
     }
 
     /** Endpoints opened and not yet let go of. */
@@ -153,8 +165,18 @@ final class FabricDomain implements AutoCloseable {
         // address cannot feed its receive(). Then without atomics, then without either.
         MemorySegment info = null;
         boolean atomics = false;
-        for (long caps : new long[]{WANTED_CAPS | FI_SOURCE, WANTED_CAPS,
-                (WANTED_CAPS & ~FI_ATOMIC) | FI_SOURCE, WANTED_CAPS & ~FI_ATOMIC}) {
+        long[] attempts = {WANTED_CAPS | FI_SOURCE, WANTED_CAPS, (WANTED_CAPS & ~FI_ATOMIC) | FI_SOURCE,
+                WANTED_CAPS & ~FI_ATOMIC};
+        if (HmemRegistration.worthAsking(provider)) {
+            // Device memory first, where a CUDA driver is present: each combination with FI_HMEM, then without.
+            long[] withHmem = new long[attempts.length * 2];
+            for (int i = 0; i < attempts.length; i++) {
+                withHmem[i] = attempts[i] | FI_HMEM;
+                withHmem[attempts.length + i] = attempts[i];
+            }
+            attempts = withHmem;
+        }
+        for (long caps : attempts) {
             info = getinfo(provider, caps, dataProgress);
             if (info != null) {
                 atomics = (caps & FI_ATOMIC) != 0;
@@ -212,7 +234,8 @@ final class FabricDomain implements AutoCloseable {
             FiInfo.setMode(hints, FI_CONTEXT | FI_CONTEXT2);
             FiEpAttr.setType(FiInfo.epAttr(hints), FI_EP_RDM);
             MemorySegment d = FiInfo.domainAttr(hints);
-            FiDomainAttr.setMrMode(d, OFFERED_MR_MODE);
+            // FI_MR_HMEM: device buffers are registered (and their descriptors passed), which the device path does.
+            FiDomainAttr.setMrMode(d, (caps & FI_HMEM) != 0 ? OFFERED_MR_MODE | FI_MR_HMEM : OFFERED_MR_MODE);
             FiDomainAttr.setThreading(d, FI_THREAD_SAFE);
             FiDomainAttr.setDataProgress(d, dataProgress);
             FiFabricAttr.setProvName(FiInfo.fabricAttr(hints), provider);
@@ -429,6 +452,12 @@ final class FabricDomain implements AutoCloseable {
      * {@code FI_MR_VIRT_ADDR} says so, offsets otherwise.
      */
     NativeRegistration register(MemorySegment segment, Set<Access> access, long proposedKey) {
+        if (!deviceRanges.isEmpty()) {
+            DeviceRange device = deviceRangeOf(segment);
+            if (device != null) {
+                return registerDevice(segment, access, proposedKey, device);
+            }
+        }
         long flags = accessFlags(access);
         long key = proposedKey & mrKeyMask;
         try (Arena tmp = Arena.ofConfined()) {
@@ -444,6 +473,69 @@ final class FabricDomain implements AutoCloseable {
                 if (rc != 0) {
                     org.slf4j.LoggerFactory.getLogger(FabricDomain.class).warn("fi_close(mr) = {} ({})", rc,
                             Libfabric.strerror(-rc));
+                }
+            });
+        }
+    }
+
+    /**
+     * Device memory ({@code FI_HMEM}) at {@code [address, address + length)}: an accelerator's memory, described to
+     * the provider by its {@code fi_hmem_iface} and device ordinal.
+     */
+    record DeviceRange(long address, long length, int iface, int device) {
+        boolean covers(long a, long n) {
+            return a >= address && n >= 0 && a - address <= length - n;
+        }
+    }
+
+    /**
+     * From now on, registrations inside {@code range} (the region's own and its grants' windows) are made as device
+     * memory with {@code fi_mr_regattr}. The memory domain's registrar interface carries no memory type, so the
+     * device memory is declared here first and found again by address.
+     */
+    void declareDevice(DeviceRange range) {
+        deviceRanges.put(range.address(), range);
+    }
+
+    /** Ends a {@link #declareDevice} (the device memory was deregistered). */
+    void forgetDevice(DeviceRange range) {
+        deviceRanges.remove(range.address(), range);
+    }
+
+    private DeviceRange deviceRangeOf(MemorySegment segment) {
+        Map.Entry<Long, DeviceRange> e = deviceRanges.floorEntry(segment.address());
+        return e != null && e.getValue().covers(segment.address(), segment.byteSize()) ? e.getValue() : null;
+    }
+
+    /**
+     * {@code fi_mr_regattr} of device memory: one iovec, the device's {@code iface} and ordinal (fi_mr(3); the
+     * layout is native-abi §a.8). Keys, descriptors and addresses follow the mr_mode as for host memory.
+     */
+    private NativeRegistration registerDevice(MemorySegment segment, Set<Access> access, long proposedKey,
+                                              DeviceRange device) {
+        long key = proposedKey & mrKeyMask;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment iov = Iovec.allocate(tmp);
+            Iovec.setIovBase(iov, segment);
+            Iovec.setIovLen(iov, segment.byteSize());
+            MemorySegment attr = FiMrAttr.allocate(tmp);
+            FiMrAttr.setMrIov(attr, iov);
+            FiMrAttr.setIovCount(attr, 1);
+            FiMrAttr.setAccess(attr, accessFlags(access));
+            FiMrAttr.setRequestedKey(attr, key);
+            FiMrAttr.setIface(attr, device.iface());
+            FiMrAttr.setDeviceOrdinal(attr, device.device());
+            MemorySegment out = tmp.allocate(ADDRESS);
+            check("fi_mr_regattr(iface=" + device.iface() + ")", FidDomain.mrRegattr(domain, attr, 0, out));
+            MemorySegment mr = FidMr.of(out.get(ADDRESS, 0));
+            long realKey = (mrMode & FI_MR_PROV_KEY) != 0 ? FidMr.key(mr) : key;
+            MemorySegment desc = (mrMode & FI_MR_LOCAL) != 0 || (mrMode & FI_MR_HMEM) != 0 ? FidMr.desc(mr)
+                    : MemorySegment.NULL;
+            long base = (mrMode & FI_MR_VIRT_ADDR) != 0 ? segment.address() : 0;
+            return new NativeRegistration(realKey, base, desc, provider.getBytes(), () -> {
+                int rc = Fid.close(mr);
+                if (rc != 0) {
+                    log.warn("fi_close(device mr) = {} ({})", rc, Libfabric.strerror(-rc));
                 }
             });
         }

@@ -1,0 +1,272 @@
+package dev.rivulet.gpu;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.engine.AbstractTransport;
+import dev.rivulet.core.error.InvalidMemoryException;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.spi.Availability;
+import dev.rivulet.gpu.direct.DirectPath;
+import dev.rivulet.gpu.metrics.GpuMetrics.Outcome;
+import dev.rivulet.gpu.metrics.GpuMetrics.TransferOp;
+import dev.rivulet.gpu.staging.DevicePins;
+import dev.rivulet.gpu.staging.StagingEngine;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+import reactor.core.scheduler.Schedulers;
+
+import java.util.function.LongFunction;
+
+/**
+ * Device memory over one {@link Endpoint}: send, receive, put and get of {@link DeviceSlice}s, as the endpoint does
+ * with host memory, with no staging left to the caller.
+ *
+ * <pre>{@code
+ * DeviceTransfers gpu = DeviceTransfers.open(transport, endpoint, CudaMemory.open(0),
+ *         DeviceTransferConfig.defaults()).block();
+ * gpu.send(tensor.slice()).block();                       // device → staging → wire, chunk by chunk
+ * peer.receiveInto(landing.slice()).block();              // wire → staging → device, on the other side
+ * gpu.put(tensor.slice(), remoteWindow).block();          // direct (FI_HMEM) where the provider can, else staged
+ * }</pre>
+ *
+ * <p>Every method is lazy: nothing moves until the returned publisher is subscribed. Signals arrive on the
+ * transport's polling thread, as the endpoint's own do. A device buffer used by a transfer is pinned for as long as
+ * copies or network operations may touch it, cancelled transfers included: closing it meanwhile frees it after.
+ *
+ * <p>Paths ({@link #capabilities()}): messages are always staged (Rivulet messages are pooled host buffers on both
+ * sides); puts and gets go direct where the transport's provider registers device memory ({@code FI_HMEM}) and the
+ * configuration allows it, staged otherwise. The staged path cuts a transfer into chunks of
+ * {@link DeviceTransferConfig#chunkSize()} and keeps up to {@link DeviceTransferConfig#stagingBuffers()} of them in
+ * flight per direction, so device copies overlap network transfers and a slow receiver stalls the sender's copies.
+ *
+ * <p>Receiving takes over the endpoint's {@code receive()}: an endpoint carries either device messages or plain
+ * ones, not both. Closing the endpoint closes this too.
+ */
+public final class DeviceTransfers implements Disposable {
+
+    private static final DevicePins PINS = new DevicePins() {
+        @Override
+        public boolean tryPin(DeviceBuffer buffer) {
+            return buffer.tryPin();
+        }
+
+        @Override
+        public void unpin(DeviceBuffer buffer) {
+            buffer.unpin();
+        }
+    };
+
+    private final Endpoint endpoint;
+    private final DeviceMemory memory;
+    private final DeviceTransferConfig config;
+    private final StagingEngine staged;
+    private final DirectPath direct;
+    private final DeviceTransferCapabilities capabilities;
+
+    private DeviceTransfers(Endpoint endpoint, DeviceMemory memory, DeviceTransferConfig config, StagingEngine staged,
+                            DirectPath direct, String directReason) {
+        this.endpoint = endpoint;
+        this.memory = memory;
+        this.config = config;
+        this.staged = staged;
+        this.direct = direct;
+        this.capabilities = new DeviceTransferCapabilities(TransferPath.STAGED,
+                direct != null ? TransferPath.DIRECT : TransferPath.STAGED, directReason, config.chunkSize(),
+                config.stagingBuffers());
+    }
+
+    /**
+     * Device transfers of {@code memory} over {@code endpoint}, an endpoint of {@code transport}. Allocates and
+     * registers the staging buffers, pins them for the device, and probes the direct path; all of that on a thread
+     * that may block, when subscribed.
+     *
+     * @return fails with {@link TransportUnavailableException} when {@link PathSelection#DIRECT} was asked for and
+     * the direct path is unavailable (the message says why), with {@link InvalidRequestException} when the endpoint
+     * is not one of {@code transport}'s or the chunk size exceeds what the transport can carry in one message
+     */
+    public static Mono<DeviceTransfers> open(Transport transport, Endpoint endpoint, DeviceMemory memory,
+                                             DeviceTransferConfig config) {
+        return Mono.fromCallable(() -> create(transport, endpoint, memory, config))
+                .subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private static DeviceTransfers create(Transport transport, Endpoint endpoint, DeviceMemory memory,
+                                          DeviceTransferConfig config) {
+        if (transport == null || endpoint == null || memory == null || config == null) {
+            throw new InvalidRequestException("transport, endpoint, memory and config must not be null");
+        }
+        if (!(transport instanceof AbstractTransport t)) {
+            throw new InvalidRequestException("device transfers need a Rivulet transport, not " + transport);
+        }
+        if (endpoint.memory() != transport.memory()) {
+            throw new InvalidRequestException("the endpoint does not belong to transport " + transport.id());
+        }
+        long maxMessage = endpoint.capabilities().maxMessageSize();
+        if (config.chunkSize() > maxMessage) {
+            throw new InvalidRequestException("chunk size " + config.chunkSize() + " exceeds the largest message of "
+                    + transport.name() + " (" + maxMessage + ")");
+        }
+        Availability directAvailable = config.paths() == PathSelection.STAGED
+                ? Availability.no("staged path chosen (PathSelection.STAGED)")
+                : DirectPath.probe(transport, memory);
+        if (config.paths() == PathSelection.DIRECT && !directAvailable.available()) {
+            throw new TransportUnavailableException("direct device path unavailable: " + directAvailable.reason());
+        }
+        StagingEngine engine = StagingEngine.open(endpoint, t.progressEngine().nextLoop(), memory,
+                config.chunkSize(), config.stagingBuffers(), PINS);
+        DirectPath direct = directAvailable.available() ? DirectPath.open(transport, endpoint, memory) : null;
+        DeviceTransfers d = new DeviceTransfers(endpoint, memory, config, engine, direct, directAvailable.reason());
+        endpoint.onClose().subscribe(null, e -> d.dispose(), d::dispose);
+        return d;
+    }
+
+    /**
+     * Sends {@code source} as one device message (a header and its chunks, in order with other sends of this
+     * object). Completes once every chunk was sent as the endpoint's sends complete; a failed copy fails this
+     * message alone; cancelling stops further chunks, and the receiver sees the message aborted.
+     */
+    public Mono<Void> send(DeviceSlice source) {
+        if (source == null) {
+            return Mono.error(new InvalidRequestException("source is null"));
+        }
+        if (source.memory() != memory) {
+            return Mono.error(foreign(source));
+        }
+        return Mono.create(sink -> staged.send(source, sink));
+    }
+
+    /**
+     * Device messages from the peer, each copied into the slice {@code destinations} names for its length (called on
+     * the polling thread; it must not block). Emits each destination narrowed to the message once its last byte is
+     * in device memory, in order; demand of {@code n} lets {@code n} messages in. One subscriber at a time. A
+     * message that does not fit its destination fails the flux with {@link
+     * dev.rivulet.core.error.MessageTooLargeException}, one the sender gave up with {@link
+     * TransferAbortedException}. Completes when the peer closes the endpoint.
+     */
+    public Flux<DeviceSlice> receive(LongFunction<DeviceSlice> destinations) {
+        if (destinations == null) {
+            return Flux.error(new InvalidRequestException("destinations is null"));
+        }
+        return Flux.create(sink -> staged.receive(destinations, sink), FluxSink.OverflowStrategy.ERROR);
+    }
+
+    /** The next device message, copied into {@code destination}; emits the part of it the message filled. */
+    public Mono<DeviceSlice> receiveInto(DeviceSlice destination) {
+        if (destination == null) {
+            return Mono.error(new InvalidRequestException("destination is null"));
+        }
+        // take(1) asks for exactly one message, so no second one is started and then dropped.
+        return receive(length -> destination).take(1, true).singleOrEmpty();
+    }
+
+    /** Writes {@code source} into the peer's memory at {@code target} ({@code source.length() <= target.length()}). */
+    public Mono<Void> put(DeviceSlice source, RemoteMemory target) {
+        if (source == null || target == null) {
+            return Mono.error(new InvalidRequestException("source and target must not be null"));
+        }
+        if (source.memory() != memory) {
+            return Mono.error(foreign(source));
+        }
+        if (direct != null) {
+            return directly(TransferOp.PUT, source, () -> direct.put(source, target));
+        }
+        return Mono.create(sink -> staged.put(source, target, sink));
+    }
+
+    /** Reads {@code target.length()} bytes of the peer's memory at {@code source} into {@code target}. */
+    public Mono<Void> get(RemoteMemory source, DeviceSlice target) {
+        if (source == null || target == null) {
+            return Mono.error(new InvalidRequestException("source and target must not be null"));
+        }
+        if (target.memory() != memory) {
+            return Mono.error(foreign(target));
+        }
+        if (direct != null) {
+            return directly(TransferOp.GET, target, () -> direct.get(source, target));
+        }
+        return Mono.create(sink -> staged.get(source, target, sink));
+    }
+
+    private Mono<Void> directly(TransferOp op, DeviceSlice device, java.util.function.Supplier<Mono<Void>> transfer) {
+        return Mono.defer(() -> {
+            if (!device.buffer().tryPin()) {
+                return Mono.error(new InvalidMemoryException("device buffer is closed"));
+            }
+            // The provider's registration outlives a cancelled operation: the buffer is freed only after it closed.
+            return transfer.get().doFinally(signal -> {
+                device.buffer().unpin();
+                memory.metrics().transferEnded(op, TransferPath.DIRECT, signal == SignalType.ON_COMPLETE
+                        ? Outcome.SUCCESS : signal == SignalType.CANCEL ? Outcome.CANCELLED : Outcome.ERROR,
+                        device.length());
+            });
+        });
+    }
+
+    private InvalidMemoryException foreign(DeviceSlice s) {
+        return new InvalidMemoryException("slice is " + s.memory().kind() + " memory; these transfers move "
+                + memory.kind() + " memory");
+    }
+
+    /** Which path each kind of transfer takes here, and why not the direct one. */
+    public DeviceTransferCapabilities capabilities() {
+        return capabilities;
+    }
+
+    public DeviceTransferConfig config() {
+        return config;
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public DeviceMemory memory() {
+        return memory;
+    }
+
+    /** Staging buffers holding an outgoing (or fetched) chunk now; at most {@link DeviceTransferConfig#stagingBuffers()}. */
+    public int stagingInUse() {
+        return staged.stagingInUse();
+    }
+
+    /**
+     * Staging buffers whose chunk the network holds now (a message not yet completed, a put or get in flight): while
+     * one is, another chunk's device copy can run, which is the overlap the staging buffers are for.
+     */
+    public int stagingInNetwork() {
+        return staged.stagingInNetwork();
+    }
+
+    /** Received chunks held until their copy to the device is done; at most the staging count. */
+    public int receivedInFlight() {
+        return staged.receiveHeld();
+    }
+
+    /**
+     * Fails the transfers under way ({@link dev.rivulet.core.error.ResourceClosedException}) and releases the
+     * staging buffers once no copy or network operation touches them any more; {@link #onClose()} completes then.
+     * Does not close the endpoint or the device memory.
+     */
+    @Override
+    public void dispose() {
+        staged.close();
+        if (direct != null) {
+            direct.close();
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return staged.isClosing();
+    }
+
+    /** Completes once the staging buffers, events and streams are released. */
+    public Mono<Void> onClose() {
+        return staged.onClose();
+    }
+}

@@ -1,0 +1,310 @@
+package dev.rivulet.gpu.bench;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.Listener;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.gpu.DeviceBuffer;
+import dev.rivulet.gpu.DeviceMemory;
+import dev.rivulet.gpu.DeviceTransferConfig;
+import dev.rivulet.gpu.DeviceTransfers;
+import dev.rivulet.gpu.PathSelection;
+import dev.rivulet.gpu.cuda.CudaMemory;
+import dev.rivulet.gpu.host.HostMemoryStandIn;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * Device → staged → transport → device throughput against, in the same run, the device's own pinned copy rate each
+ * way and the transport's host-to-host rate at the same chunk size; with the heap allocated per chunk. Prints a
+ * Markdown table. Runs with CUDA where a driver is found, or with the host stand-in ({@code --memory standin}),
+ * whose copies are host memory copies: there it measures the pipeline's host-side overhead, not a GPU.
+ *
+ * <pre>
+ * java ... dev.rivulet.gpu.bench.GpuStagingBench [--memory auto|cuda|standin] [--sizes 1M,16M,64M,256M]
+ *      [--chunk 1M] [--staging 4] [--iterations 5] [--warmup 2] [--transport local|tcp]
+ * </pre>
+ *
+ * Each figure is the median of the timed iterations. "staged ÷ slower" divides the staged rate by the slower of the
+ * device copy (the slower direction) and the host-to-host rate: the pipeline's target is 0.85 or more.
+ */
+public final class GpuStagingBench {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private final DeviceMemory memory;
+    private final Transport transport;
+    private final String bindAddress;
+    private final int chunk;
+    private final int staging;
+    private final int iterations;
+    private final int warmup;
+    private final PrintStream out;
+
+    private GpuStagingBench(DeviceMemory memory, Transport transport, String bindAddress, int chunk, int staging,
+                            int iterations, int warmup, PrintStream out) {
+        this.memory = memory;
+        this.transport = transport;
+        this.bindAddress = bindAddress;
+        this.chunk = chunk;
+        this.staging = staging;
+        this.iterations = iterations;
+        this.warmup = warmup;
+        this.out = out;
+    }
+
+    /** One row of the table. */
+    public record Row(long size, double toDevice, double toHost, double hostToHost, double staged,
+                      double heapPerChunk) {
+        double ratio() {
+            return staged / Math.min(Math.min(toDevice, toHost), hostToHost);
+        }
+    }
+
+    public static void main(String[] args) {
+        List<Row> rows = run(args, System.out);
+        if (rows.isEmpty()) {
+            System.exit(2);
+        }
+    }
+
+    /** Runs the benchmark as {@link #main} does and returns its rows (empty when it could not run). */
+    public static List<Row> run(String[] args, PrintStream out) {
+        String memoryKind = "auto";
+        String transportKind = "local";
+        long[] sizes = {1L << 20, 16L << 20, 64L << 20, 256L << 20};
+        int chunk = 1 << 20;
+        int staging = 4;
+        int iterations = 5;
+        int warmup = 2;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String v = i + 1 < args.length ? args[i + 1] : "";
+            switch (a) {
+                case "--memory" -> memoryKind = v;
+                case "--transport" -> transportKind = v;
+                case "--sizes" -> sizes = Arrays.stream(v.split(",")).mapToLong(GpuStagingBench::bytes).toArray();
+                case "--chunk" -> chunk = (int) bytes(v);
+                case "--staging" -> staging = Integer.parseInt(v);
+                case "--iterations" -> iterations = Integer.parseInt(v);
+                case "--warmup" -> warmup = Integer.parseInt(v);
+                default -> {
+                    out.println("unknown argument " + a);
+                    return List.of();
+                }
+            }
+            i++;
+        }
+        DeviceMemory memory;
+        if (memoryKind.equals("standin") || (memoryKind.equals("auto") && !CudaMemory.availability().available())) {
+            if (memoryKind.equals("auto")) {
+                out.println("CUDA unavailable (" + CudaMemory.availability().reason() + "): using the host stand-in");
+            }
+            memory = HostMemoryStandIn.create();
+        } else {
+            memory = CudaMemory.open(0);
+        }
+        Transport transport;
+        String bind;
+        if (transportKind.equals("tcp")) {
+            transport = Transports.open("libfabric", TransportConfig.defaults().option("fabric.provider", "tcp"));
+            bind = "fabric://127.0.0.1:0?provider=tcp";
+        } else {
+            transport = Transports.open("local", TransportConfig.defaults());
+            bind = "local://gpu-bench-" + ProcessHandle.current().pid();
+        }
+        try {
+            GpuStagingBench b = new GpuStagingBench(memory, transport, bind, chunk, staging, iterations, warmup, out);
+            return b.runAll(sizes);
+        } finally {
+            transport.dispose();
+            memory.close();
+        }
+    }
+
+    private List<Row> runAll(long[] sizes) {
+        long max = Arrays.stream(sizes).max().orElseThrow();
+        out.printf(Locale.ROOT, "memory: %s (device %d), transport: %s, chunk %s, %d staging buffers, median of %d "
+                        + "(after %d warm-up)%n%n", memory.kind(), memory.device(), transport.name(), human(chunk),
+                staging, iterations, warmup);
+        out.println("| size | device copy H2D GB/s | device copy D2H GB/s | host→host GB/s | staged GB/s "
+                + "| staged ÷ slower | heap B/chunk |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|");
+        List<Row> rows = new ArrayList<>();
+        Listener staged = transport.bind(bindAddress).block(TIMEOUT);
+        Listener plain = transport.bind(bindAddress.startsWith("local:") ? bindAddress + "-plain" : bindAddress)
+                .block(TIMEOUT);
+        Endpoint sendEp = transport.connect(staged.address()).block(TIMEOUT);
+        Endpoint recvEp = staged.accepted().blockFirst(TIMEOUT);
+        Endpoint plainSend = transport.connect(plain.address()).block(TIMEOUT);
+        Endpoint plainRecv = plain.accepted().blockFirst(TIMEOUT);
+        DeviceTransferConfig config = DeviceTransferConfig.defaults().chunkSize(chunk).stagingBuffers(staging)
+                .paths(PathSelection.STAGED);
+        DeviceTransfers sender = DeviceTransfers.open(transport, sendEp, memory, config).block(TIMEOUT);
+        DeviceTransfers receiver = DeviceTransfers.open(transport, recvEp, memory, config).block(TIMEOUT);
+        transport.memory().buffers().reserve(chunk, 4 * staging);
+        try (HostDeviceCopies copies = new HostDeviceCopies(transport, memory, max);
+             Arena arena = Arena.ofConfined()) {
+            DeviceBuffer src = memory.allocate(max);
+            DeviceBuffer dst = memory.allocate(max);
+            try {
+                MemorySegment pattern = arena.allocate(max, 64);
+                fill(pattern, 42);
+                copies.upload(pattern, src.slice());
+                // One transfer of each size first, so that no row pays for class loading, compilation or the
+                // first pinning of pool slabs.
+                for (long size : sizes) {
+                    Mono.when(receiver.receiveInto(dst.slice(0, size)), sender.send(src.slice(0, size)))
+                            .block(TIMEOUT);
+                }
+                for (long size : sizes) {
+                    Row r = measure(size, copies, src, dst, sender, receiver, plainSend, plainRecv, pattern, arena);
+                    rows.add(r);
+                    out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f |%n", human(size),
+                            r.toDevice, r.toHost, r.hostToHost, r.staged, r.ratio(), r.heapPerChunk);
+                }
+            } finally {
+                sender.dispose();
+                receiver.dispose();
+                Mono.when(sender.onClose(), receiver.onClose()).block(TIMEOUT);
+                src.close();
+                dst.close();
+            }
+        } finally {
+            sendEp.dispose();
+            recvEp.dispose();
+            plainSend.dispose();
+            plainRecv.dispose();
+            staged.dispose();
+            plain.dispose();
+        }
+        return rows;
+    }
+
+    private Row measure(long size, HostDeviceCopies copies, DeviceBuffer src, DeviceBuffer dst,
+                        DeviceTransfers sender, DeviceTransfers receiver, Endpoint plainSend, Endpoint plainRecv,
+                        MemorySegment pattern, Arena arena) {
+        long[] h2d = new long[iterations];
+        long[] d2h = new long[iterations];
+        long[] host = new long[iterations];
+        long[] staged = new long[iterations];
+        for (int i = -warmup; i < iterations; i++) {
+            long a = copies.timeToDevice(dst.slice(0, size));
+            long b = copies.timeToHost(src.slice(0, size));
+            if (i >= 0) {
+                h2d[i] = a;
+                d2h[i] = b;
+            }
+        }
+        int messages = (int) ((size + chunk - 1) / chunk);
+        for (int i = -warmup; i < iterations; i++) {
+            long t = hostToHost(plainSend, plainRecv, size, messages);
+            if (i >= 0) {
+                host[i] = t;
+            }
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long allocated = 0;
+        for (int i = -warmup; i < iterations; i++) {
+            long before = threads.getTotalThreadAllocatedBytes();
+            long start = System.nanoTime();
+            Mono<?> landed = receiver.receiveInto(dst.slice(0, size));
+            Mono.when(landed, sender.send(src.slice(0, size))).block(TIMEOUT);
+            long t = System.nanoTime() - start;
+            long after = threads.getTotalThreadAllocatedBytes();
+            if (i >= 0) {
+                staged[i] = t;
+                allocated += after - before;
+            }
+        }
+        verify(copies, dst, size, pattern, arena);
+        return new Row(size, rate(size, h2d), rate(size, d2h), rate(size, host), rate(size, staged),
+                (double) allocated / ((long) iterations * messages));
+    }
+
+    /** Time to move {@code size} bytes as {@code messages} messages of the chunk size, host memory to host memory. */
+    private long hostToHost(Endpoint sendEp, Endpoint recvEp, long size, int messages) {
+        long start = System.nanoTime();
+        Mono<Void> received = recvEp.receive().take(messages).then();
+        Flux<Buffer> chunks = Flux.range(0, messages).map(i -> {
+            int len = (int) Math.min(chunk, size - (long) i * chunk);
+            return sendEp.memory().allocate(len);
+        });
+        Mono.when(received, sendEp.send(chunks)).block(TIMEOUT);
+        return System.nanoTime() - start;
+    }
+
+    private static void verify(HostDeviceCopies copies, DeviceBuffer dst, long size, MemorySegment pattern,
+                               Arena arena) {
+        MemorySegment back = arena.allocate(size, 64);
+        copies.download(dst.slice(0, size), back);
+        if (back.mismatch(pattern.asSlice(0, size)) != -1) {
+            throw new IllegalStateException("staged transfer of " + size + " bytes arrived corrupted at byte "
+                    + back.mismatch(pattern.asSlice(0, size)));
+        }
+    }
+
+    private static double rate(long size, long[] nanos) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        long median = sorted[sorted.length / 2];
+        return size / (median / 1e9) / 1e9;
+    }
+
+    /** Fills {@code s} with pseudo-random bytes from {@code seed}. */
+    public static void fill(MemorySegment s, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        long n = s.byteSize();
+        long i = 0;
+        for (; i + 8 <= n; i += 8) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+        }
+        for (; i < n; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
+        }
+    }
+
+    private static long bytes(String v) {
+        String t = v.trim().toUpperCase(Locale.ROOT);
+        long unit = 1;
+        if (t.endsWith("K")) {
+            unit = 1L << 10;
+        } else if (t.endsWith("M")) {
+            unit = 1L << 20;
+        } else if (t.endsWith("G")) {
+            unit = 1L << 30;
+        }
+        if (unit != 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        return Long.parseLong(t) * unit;
+    }
+
+    private static String human(long bytes) {
+        if (bytes % (1L << 30) == 0) {
+            return bytes / (1L << 30) + " GiB";
+        }
+        if (bytes % (1L << 20) == 0) {
+            return bytes / (1L << 20) + " MiB";
+        }
+        if (bytes % (1L << 10) == 0) {
+            return bytes / (1L << 10) + " KiB";
+        }
+        return bytes + " B";
+    }
+}

@@ -1,0 +1,74 @@
+package dev.rivulet.gpu.cuda;
+
+import dev.rivulet.gpu.CopyEvent;
+import dev.rivulet.gpu.DeviceBuffer;
+import dev.rivulet.gpu.spi.AbstractCopyStream;
+import jcuda.runtime.JCuda;
+import jcuda.runtime.cudaEvent_t;
+import jcuda.runtime.cudaMemcpyKind;
+import jcuda.runtime.cudaStream_t;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A non-blocking CUDA stream ({@code cudaStreamNonBlocking}: it does not synchronise with the legacy default
+ * stream). Each copy is {@code cudaMemcpyAsync} followed by {@code cudaEventRecord}; with pinned host memory both
+ * return once queued. Per copy this allocates the two small JCuda pointer objects the call takes.
+ */
+final class CudaStream extends AbstractCopyStream<CudaEvent> {
+
+    private final int device;
+    private final cudaStream_t stream = new cudaStream_t();
+
+    CudaStream(CudaMemory owner) {
+        super(owner);
+        this.device = owner.device();
+        CudaRuntime.setDevice(device);
+        CudaRuntime.check("cudaStreamCreateWithFlags",
+                JCuda.cudaStreamCreateWithFlags(stream, JCuda.cudaStreamNonBlocking));
+    }
+
+    @Override
+    protected CudaEvent createEvent() {
+        CudaRuntime.setDevice(device);
+        cudaEvent_t e = new cudaEvent_t();
+        CudaRuntime.check("cudaEventCreateWithFlags", JCuda.cudaEventCreateWithFlags(e, JCuda.cudaEventDisableTiming));
+        return new CudaEvent(this, e);
+    }
+
+    @Override
+    public void copyToHost(DeviceBuffer source, long sourceOffset, MemorySegment host, long bytes, CopyEvent done) {
+        CudaEvent e = checkCopy(source, sourceOffset, host, bytes, done);
+        enqueue(new RawPointer(host.address()), new RawPointer(source.address() + sourceOffset), bytes,
+                cudaMemcpyKind.cudaMemcpyDeviceToHost, e);
+    }
+
+    @Override
+    public void copyToDevice(MemorySegment host, long bytes, DeviceBuffer target, long targetOffset, CopyEvent done) {
+        CudaEvent e = checkCopy(target, targetOffset, host, bytes, done);
+        enqueue(new RawPointer(target.address() + targetOffset), new RawPointer(host.address()), bytes,
+                cudaMemcpyKind.cudaMemcpyHostToDevice, e);
+    }
+
+    private void enqueue(RawPointer dst, RawPointer src, long bytes, int kind, CudaEvent e) {
+        try {
+            CudaRuntime.setDevice(device);
+            int rc = JCuda.cudaMemcpyAsync(dst, src, bytes, kind, stream);
+            if (rc != CudaRuntime.SUCCESS) {
+                throw CudaRuntime.error("cudaMemcpyAsync", rc);
+            }
+            rc = JCuda.cudaEventRecord(e.event, stream);
+            if (rc != CudaRuntime.SUCCESS) {
+                throw CudaRuntime.error("cudaEventRecord", rc);
+            }
+        } catch (jcuda.CudaException x) {
+            throw CudaRuntime.error("cudaMemcpyAsync", x);
+        }
+    }
+
+    @Override
+    protected void destroy() {
+        // cudaStreamDestroy returns at once; work still queued completes and the stream's resources go after it.
+        CudaRuntime.check("cudaStreamDestroy", JCuda.cudaStreamDestroy(stream));
+    }
+}

@@ -1,0 +1,88 @@
+package dev.rivulet.gpu.spi;
+
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.gpu.CopyEvent;
+import dev.rivulet.gpu.CopyStream;
+import dev.rivulet.gpu.DeviceBuffer;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A {@link CopyStream} of an {@link AbstractDeviceMemory}: counts its events with the memory type, refuses work once
+ * closed, and checks each copy the same way before the implementation queues it natively.
+ *
+ * @param <E> the stream's events, all made by {@link #createEvent()}
+ */
+public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements CopyStream {
+
+    private final AbstractDeviceMemory memory;
+    private volatile boolean closed;
+
+    protected AbstractCopyStream(AbstractDeviceMemory memory) {
+        this.memory = memory;
+    }
+
+    /** Creates a native event for this stream's copies (may block). */
+    protected abstract E createEvent();
+
+    /** Releases the native stream once it is closed; copies already queued still run to their end. */
+    protected abstract void destroy();
+
+    @Override
+    public final CopyEvent newEvent() {
+        checkOpen();
+        E e = createEvent();
+        memory.eventCreated();
+        return e;
+    }
+
+    final void eventClosed() {
+        memory.eventClosed();
+    }
+
+    /**
+     * Checks a copy of {@code bytes} between {@code host} (from its first byte) and {@code device} at {@code offset}
+     * before it is queued: the stream is open, {@code done} is an open event of this stream, the device buffer
+     * belongs to this memory type and both sides hold the bytes.
+     *
+     * @return {@code done} as this stream's event
+     */
+    protected final E checkCopy(DeviceBuffer device, long offset, MemorySegment host, long bytes, CopyEvent done) {
+        checkOpen();
+        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
+            throw new InvalidRequestException("event does not belong to this stream");
+        }
+        if (device.memory() != memory) {
+            throw new InvalidRequestException("device buffer does not belong to " + memory);
+        }
+        if (offset < 0 || bytes < 0 || offset > device.length() || bytes > device.length() - offset
+                || bytes > host.byteSize()) {
+            throw new InvalidRequestException("copy of " + bytes + " bytes at device offset " + offset
+                    + " outside device buffer of " + device.length() + " or host segment of " + host.byteSize());
+        }
+        @SuppressWarnings("unchecked") // every event whose stream is this one came from createEvent()
+        E mine = (E) e;
+        return mine;
+    }
+
+    protected final boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new ResourceClosedException("copy stream is closed");
+        }
+    }
+
+    @Override
+    public final void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        memory.streamClosed(this);
+        destroy();
+    }
+}
