@@ -9,5 +9,5 @@ module dev.rivulet.rio {
     exports dev.rivulet.rio;
 
     provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rio.transport.uring.UringTransportProvider,
-            dev.rivulet.rio.transport.rio.RioTransportProvider;
+            dev.rivulet.rio.transport.rio.RioTransportProvider, dev.rivulet.rio.shm.ShmTransportProvider;
 }

@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 /**
  * Which native transports a test run must have. A contributor building with plain {@code ./mvnw verify} on a machine
  * without libfabric or io_uring gets those tests skipped with the reason; {@code bin/test} and CI, which install them,
- * set {@code -Drivulet.require=libfabric,io_uring} and a missing one then fails the run instead of passing it
+ * set {@code -Drivulet.require=libfabric,io_uring,shm} and a missing one then fails the run instead of passing it
  * quietly.
  */
 public final class Requirements {
@@ -20,7 +20,7 @@ public final class Requirements {
     /** The system property naming the required providers, comma-separated. */
     public static final String PROPERTY = "rivulet.require";
 
-    private static final List<String> KNOWN = List.of("libfabric", "io_uring", "rio");
+    private static final List<String> KNOWN = List.of("libfabric", "io_uring", "rio", "shm");
 
     private Requirements() {
     }

@@ -115,6 +115,31 @@ public final class MemoryDomain {
     }
 
     /**
+     * Allocates {@code bytes} of native memory where this transport's peers reach it best and registers it as
+     * {@link #register(MemorySegment, Access...)} does; the memory is freed once the region is closed and the
+     * operations on it are done. On {@code shm://} it is a shared mapping, and a peer granted a page-aligned window of
+     * it maps that window and reads, writes and runs atomics there itself; elsewhere it is ordinary native memory.
+     */
+    public MemoryRegion allocateRegion(long bytes, Access... grantable) {
+        if (bytes <= 0) {
+            throw new InvalidRequestException("a region needs a positive size, got " + bytes);
+        }
+        if (closed) {
+            throw new ResourceClosedException("memory domain " + name + " is closed");
+        }
+        Registrar.Allocation a = registrar.allocate(bytes);
+        MemoryRegion region;
+        try {
+            region = register(a.segment(), grantable);
+        } catch (RuntimeException | Error e) {
+            a.free().run();
+            throw e;
+        }
+        region.onClose().subscribe(null, null, a.free());
+        return region;
+    }
+
+    /**
      * A slice of a cached registration covering {@code segment}, registering it (for local use: the source of a put,
      * the destination of a get) on a miss. Cached regions belong to the domain (closed with it); callers must not
      * close them.

@@ -1,5 +1,6 @@
 package dev.rivulet.core.memory;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
@@ -22,4 +23,22 @@ public interface Registrar {
      *                    ({@code FI_MR_PROV_KEY}, verbs rkeys) ignore it
      */
     NativeRegistration register(MemorySegment segment, Set<Access> access, long proposedKey);
+
+    /**
+     * Native memory for {@link MemoryDomain#allocateRegion}, placed where this transport's peers reach it best (a
+     * shared mapping on {@code shm://}, for one). The default is page-aligned memory of an arena of its own.
+     */
+    default Allocation allocate(long bytes) {
+        Arena arena = Arena.ofShared();
+        try {
+            return new Allocation(arena.allocate(bytes, 4096), arena::close);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Memory a registrar allocated, and how to free it once its region is deregistered. */
+    record Allocation(MemorySegment segment, Runnable free) {
+    }
 }

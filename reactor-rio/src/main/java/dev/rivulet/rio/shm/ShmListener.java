@@ -1,0 +1,231 @@
+package dev.rivulet.rio.shm;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.EndpointEngine;
+import dev.rivulet.core.handshake.AdmissionControl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A bound {@code shm://NAME}: a Unix domain socket in the owner-only socket directory, accepted on a thread of its
+ * own, bounded like every Rivulet listener. Beyond {@code security.maxConnections} open connections or
+ * {@code security.maxHandshakes} in set-up a socket is closed at once; set-up runs on at most
+ * {@code maxHandshakes} threads within {@code security.handshakeTimeout}; accept failures are retried after 5 ms
+ * doubling to 1 s. {@link #dispose()} stops accepting, ends set-ups in progress and removes the socket file.
+ */
+final class ShmListener implements Listener {
+
+    private static final Logger log = LoggerFactory.getLogger(ShmListener.class);
+
+    private final ShmTransport transport;
+    private final String address;
+    private final Path path;
+    private final ServerSocketChannel server;
+    private final AdmissionControl admission;
+    private final ThreadPoolExecutor handshakes;
+    private final Set<SocketChannel> inSetUp = new HashSet<>();
+    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
+    private final Sinks.Empty<Void> disposed = Sinks.empty();
+    private final Thread acceptor;
+    private volatile boolean isDisposed;
+    private long lastWarning;
+
+    ShmListener(ShmTransport transport, String address, Path path, ServerSocketChannel server) {
+        this.transport = transport;
+        this.address = address;
+        this.path = path;
+        this.server = server;
+        this.admission = new AdmissionControl(transport.security());
+        int threads = transport.security().maxHandshakes();
+        AtomicInteger n = new AtomicInteger();
+        this.handshakes = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                r -> Thread.ofPlatform().daemon(true).name("shm-handshake-" + n.incrementAndGet() + "-" + address)
+                        .unstarted(r));
+        this.handshakes.allowCoreThreadTimeOut(true);
+        this.acceptor = Thread.ofPlatform().daemon(true).name("shm-accept-" + address).unstarted(this::run);
+    }
+
+    void start() {
+        acceptor.start();
+    }
+
+    private void run() {
+        long backoff = 0;
+        while (!isDisposed) {
+            SocketChannel s;
+            try {
+                s = server.accept();
+            } catch (ClosedChannelException closed) {
+                break;
+            } catch (IOException | RuntimeException e) {
+                if (isDisposed) {
+                    break;
+                }
+                backoff = backoff == 0 ? 5_000_000L : Math.min(1_000_000_000L, backoff * 2);
+                warn("accept on " + address + " failed; retrying in " + backoff / 1_000_000 + " ms", e);
+                LockSupport.parkNanos(this, backoff);
+                continue;
+            }
+            backoff = 0;
+            admit(s);
+        }
+    }
+
+    private void admit(SocketChannel s) {
+        AdmissionControl.Ticket ticket = admission.admit();
+        if (ticket == null) {
+            closeQuietly(s);
+            warn("connection refused on " + address + ": " + admission.connections() + " open, "
+                    + admission.handshakes() + " in set-up", null);
+            return;
+        }
+        synchronized (inSetUp) {
+            if (isDisposed) {
+                closeQuietly(s);
+                ticket.close();
+                return;
+            }
+            inSetUp.add(s);
+        }
+        try {
+            handshakes.execute(() -> setUp(s, ticket));
+        } catch (RejectedExecutionException e) {
+            if (leaveSetUp(s)) {
+                closeQuietly(s);
+            }
+            ticket.close();
+        }
+    }
+
+    private void setUp(SocketChannel s, AdmissionControl.Ticket ticket) {
+        EndpointEngine endpoint;
+        try {
+            ShmConnection c = transport.acceptConnection(s);
+            if (!leaveSetUp(s)) {
+                c.close();
+                ticket.close();
+                return;
+            }
+            endpoint = transport.attach(c, address + "?pid=" + c.peerPid);
+        } catch (RuntimeException | Error e) {
+            if (leaveSetUp(s)) {
+                closeQuietly(s);
+            }
+            ticket.close();
+            if (!isDisposed) {
+                warn("connection set-up on " + address + " failed", e);
+            }
+            return;
+        }
+        endpoint.onClose().subscribe(null, e -> ticket.close(), ticket::close);
+        ticket.established();
+        if (!offer(endpoint)) {
+            endpoint.dispose();
+        }
+    }
+
+    private boolean leaveSetUp(SocketChannel s) {
+        synchronized (inSetUp) {
+            return inSetUp.remove(s);
+        }
+    }
+
+    private synchronized boolean offer(Endpoint e) {
+        return !isDisposed && accepted.tryEmitNext(e).isSuccess();
+    }
+
+    private synchronized void warn(String what, Throwable e) {
+        long now = System.nanoTime();
+        if (now - lastWarning > 10_000_000_000L || lastWarning == 0) {
+            lastWarning = now;
+            log.warn(what, e);
+        } else {
+            log.debug(what, e);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // gone already
+        }
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    @Override
+    public Flux<Endpoint> accepted() {
+        return accepted.asFlux();
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return disposed.asMono();
+    }
+
+    @Override
+    public void dispose() {
+        synchronized (this) {
+            if (isDisposed) {
+                return;
+            }
+            isDisposed = true;
+        }
+        try {
+            server.close(); // ends the blocked accept
+        } catch (IOException e) {
+            log.debug("closing {} failed", address, e);
+        }
+        try {
+            acceptor.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (inSetUp) {
+            inSetUp.forEach(ShmListener::closeQuietly); // their set-up threads fail and clean up
+        }
+        handshakes.shutdown();
+        try {
+            if (!handshakes.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("set-ups on {} did not end within 5 s", address);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            log.debug("could not remove {}", path, e);
+        }
+        accepted.tryEmitComplete();
+        disposed.tryEmitEmpty();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return isDisposed;
+    }
+}

@@ -1,0 +1,14 @@
+package dev.rivulet.rio.shm;
+
+/**
+ * The peer broke the shared-memory protocol: a ring position it could not have written, a record that does not
+ * parse, an answer nobody asked for. The wire ends the connection with a {@code CreditProtocolException}.
+ */
+final class ShmProtocolException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    ShmProtocolException(String message) {
+        super(message);
+    }
+}
