@@ -1,5 +1,5 @@
 /**
- * Rivulet over libfabric (and, in time, ibverbs). Applications see the options and the interop entry point; the
+ * Rivulet over libfabric and over ibverbs directly. Applications see the options and the interop entry point; the
  * transport itself is found through {@link dev.rivulet.core.spi.TransportProvider}.
  */
 module dev.rivulet.rdma {
@@ -9,5 +9,6 @@ module dev.rivulet.rdma {
 
     exports dev.rivulet.rdma;
 
-    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rdma.fabric.FabricTransportProvider;
+    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rdma.fabric.FabricTransportProvider,
+            dev.rivulet.rdma.ib.VerbsTransportProvider;
 }

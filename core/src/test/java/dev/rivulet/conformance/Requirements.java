@@ -20,7 +20,7 @@ public final class Requirements {
     /** The system property naming the required providers, comma-separated. */
     public static final String PROPERTY = "rivulet.require";
 
-    private static final List<String> KNOWN = List.of("libfabric", "io_uring", "rio", "shm");
+    private static final List<String> KNOWN = List.of("libfabric", "io_uring", "rio", "shm", "verbs");
 
     private Requirements() {
     }

@@ -20,6 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CqWaiter implements Waiter, AutoCloseable {
 
+    /** The longest sleep without a wait object that a completion could end. */
+    private static final long BLIND_PARK_NANOS = 10_000_000;
+
     private final MemorySegment fabric;
     private final Epoll epoll = new Epoll();
     private final List<MemorySegment> cqs = new CopyOnWriteArrayList<>();
@@ -59,7 +62,9 @@ final class CqWaiter implements Waiter, AutoCloseable {
     @Override
     public void await(Thread loopThread, long nanos) {
         if (withoutFd.get() > 0 || cqs.isEmpty()) {
-            LockSupport.parkNanos(this, nanos);
+            // Nothing can end this sleep when a completion arrives: never longer than the default strategy's
+            // longest park, even for a strategy that means to sleep until woken (IdleStrategy.blocking).
+            LockSupport.parkNanos(this, Math.min(nanos, BLIND_PARK_NANOS));
             return;
         }
         refreshFids();

@@ -2,7 +2,6 @@ package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.error.InvalidRequestException;
 
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,10 +38,6 @@ record FabricAddress(String host, int port, String provider) {
             }
         }
         return new FabricAddress(uri.getHost(), uri.getPort(), q.getOrDefault("provider", defaultProvider));
-    }
-
-    InetSocketAddress socketAddress() {
-        return new InetSocketAddress(host, port);
     }
 
     String uri() {

@@ -7,7 +7,8 @@ import dev.rivulet.core.handshake.AdmissionControl;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
-import dev.rivulet.core.handshake.TlsSockets;
+import dev.rivulet.rdma.bootstrap.BootstrapSockets;
+import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -130,7 +131,7 @@ final class FabricListener implements Listener {
             handedOver = true;
         } finally {
             if (!handedOver) {
-                Bootstrap.closeQuietly(s);
+                BootstrapSockets.closeQuietly(s);
                 if (ticket != null) {
                     ticket.close();
                 }
@@ -163,12 +164,8 @@ final class FabricListener implements Listener {
         EndpointEngine e = null;
         boolean established = false;
         try {
-            plain.setTcpNoDelay(true);
-            transport.tuneBootstrap(plain);
             long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
-            if (security.usesTls()) {
-                s = TlsSockets.server(plain, security, deadline);
-            }
+            s = BootstrapSockets.accepted(plain, security, transport.liveness(), deadline);
             Socket io = s;
             byte[] clientName = Handshake.server(new SocketHandshakeIo(io, deadline), security, Handshake.KIND_FABRIC,
                     new Handshake.Responder() {
@@ -187,7 +184,7 @@ final class FabricListener implements Listener {
                             return h.name();
                         }
                     });
-            Bootstrap.awaitReady(io, deadline); // the client has us in its AV: ours may send
+            LivenessChannel.awaitReady(io, deadline); // the client has us in its AV: ours may send
             io.setSoTimeout(0);
             e = transport.newEndpoint(handles.get(), peer[0], io, "fabric://" + io.getRemoteSocketAddress());
             handles.set(null); // the endpoint owns them now
@@ -218,8 +215,8 @@ final class FabricListener implements Listener {
                 transport.closeHandles(h, peer);
             }
         } finally {
-            Bootstrap.closeQuietly(s);
-            Bootstrap.closeQuietly(plain);
+            BootstrapSockets.closeQuietly(s);
+            BootstrapSockets.closeQuietly(plain);
             ticket.close();
         }
     }

@@ -15,8 +15,10 @@ import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
-import dev.rivulet.core.handshake.TlsSockets;
+import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.rdma.FabricOptions;
+import dev.rivulet.rdma.bootstrap.BootstrapSockets;
+import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import dev.rivulet.rdma.libfabric.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -24,7 +26,6 @@ import reactor.core.scheduler.Schedulers;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -164,47 +165,31 @@ public final class FabricTransport extends AbstractTransport {
             long peer = FI_ADDR_NOTAVAIL;
             try {
                 long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-                plain.setTcpNoDelay(true);
-                tuneBootstrap(plain);
-                plain.connect(a.socketAddress(), (int) Math.max(1, config.connectTimeout().toMillis()));
-                if (security.usesTls()) {
-                    s = TlsSockets.client(plain, security, a.host(), a.port(), deadline);
-                }
+                s = BootstrapSockets.connect(plain, a.host(), a.port(), config, deadline);
                 byte[] peerName = Handshake.client(new SocketHandshakeIo(s, deadline), security,
                         Handshake.KIND_FABRIC, Bootstrap.service(fabric.provider, eagerSize), h.name());
                 checkPeerName(peerName, s.getInetAddress());
                 s.setSoTimeout(0);
                 peer = connectPeer(h, peerName);
-                Bootstrap.sendReady(s); // the listener's endpoint may send to ours from now on
+                LivenessChannel.sendReady(s); // the listener's endpoint may send to ours from now on
                 return newEndpoint(h, peer, s, a.uri());
             } catch (IOException e) {
-                Bootstrap.closeQuietly(s);
-                Bootstrap.closeQuietly(plain);
+                BootstrapSockets.closeQuietly(s);
+                BootstrapSockets.closeQuietly(plain);
                 closeHandles(h, peer);
                 throw new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
-                Bootstrap.closeQuietly(s);
-                Bootstrap.closeQuietly(plain);
+                BootstrapSockets.closeQuietly(s);
+                BootstrapSockets.closeQuietly(plain);
                 closeHandles(h, peer);
                 throw e;
             }
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /**
-     * TCP keepalive on the bootstrap connection from the liveness settings, so even a peer host that vanished
-     * without a trace is found by the kernel as well as by the heartbeats.
-     */
-    void tuneBootstrap(Socket s) throws IOException {
-        s.setKeepAlive(true);
-        int idle = (int) Math.max(1, config.liveness().heartbeatInterval().toSeconds());
-        try {
-            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, idle);
-            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, idle);
-            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
-        } catch (UnsupportedOperationException e) {
-            // a platform without the extended options keeps the kernel's keepalive timing; heartbeats still run
-        }
+    /** The liveness settings a listener's bootstrap connections are tuned and watched with. */
+    LivenessSettings liveness() {
+        return config.liveness();
     }
 
     /**
@@ -294,7 +279,7 @@ public final class FabricTransport extends AbstractTransport {
 
     private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote)
             throws IOException {
-        Bootstrap.Channel channel = socket == null ? null : new Bootstrap.Channel(socket);
+        LivenessChannel channel = socket == null ? null : new LivenessChannel(socket);
         ProgressLoop loop = progress.nextLoop();
         FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, orderly -> {
             if (channel != null) {
@@ -316,7 +301,7 @@ public final class FabricTransport extends AbstractTransport {
         names.put(e, h.name());
         e.onClose().subscribe(null, err -> names.remove(e), () -> names.remove(e));
         if (channel != null) {
-            channel.watch(wire, config.liveness());
+            channel.watch(wire::peerGone, config.liveness(), "rivulet-fabric-liveness");
         }
         return e;
     }
@@ -341,14 +326,7 @@ public final class FabricTransport extends AbstractTransport {
             checkOpen();
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
-            ServerSocket ss = new ServerSocket();
-            try {
-                ss.setReuseAddress(true);
-                ss.bind(new InetSocketAddress(a.host(), a.port()));
-            } catch (IOException e) {
-                ss.close();
-                throw new InvalidRequestException("cannot bind " + address + ": " + e.getMessage());
-            }
+            ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
             FabricListener l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
                     fabric.provider).uri(), config.security());
             track(l);

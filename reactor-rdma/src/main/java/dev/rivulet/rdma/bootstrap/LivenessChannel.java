@@ -1,0 +1,147 @@
+package dev.rivulet.rdma.bootstrap;
+
+import dev.rivulet.core.engine.LivenessMonitor;
+import dev.rivulet.core.error.HandshakeException;
+import dev.rivulet.core.liveness.LivenessSettings;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+
+/**
+ * The bootstrap connection once an RDMA connection is set up: the TCP connection (TLS where configured) that ran
+ * core's handshake stays open beside the RDMA connection as its liveness channel. An RDMA connection notices a dead
+ * peer only when an operation exhausts its retries, and an idle one never; this channel notices within the peer
+ * timeout, and tells a graceful close (a goodbye byte) from a vanished peer. The libfabric and the ibverbs transport
+ * speak the same bytes on it.
+ *
+ * <p>During set-up, where the listener must not send before the client can take it, the client sends {@link #READY}
+ * once it can ({@link #sendReady}) and the listener waits for it ({@link #awaitReady}). Afterwards single bytes:
+ * {@link #HEARTBEAT} when this side sent nothing for a heartbeat interval (answered with {@link #HEARTBEAT_ACK}),
+ * {@link #GOODBYE} before a graceful close. End of stream without a goodbye, any other byte, or silence for the peer
+ * timeout means the peer is gone.
+ */
+public final class LivenessChannel {
+
+    static final int GOODBYE = 0x01;
+    static final int HEARTBEAT = 0x02;
+    static final int HEARTBEAT_ACK = 0x03;
+    /** Client → listener, once, as the set-up's last step: the listener's side may send from now on. */
+    static final int READY = 0x04;
+
+    /** What the channel tells the connection it watches. */
+    public interface Listener {
+        /** The peer closed gracefully ({@code graceful}) or is gone ({@code reason}); on the channel's thread. */
+        void peerGone(boolean graceful, String reason);
+    }
+
+    private final Socket socket;
+    private final OutputStream out;
+    private final Object writeLock = new Object();
+    private volatile boolean closing;
+
+    public LivenessChannel(Socket socket) throws IOException {
+        this.socket = socket;
+        this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Starts watching the peer on a virtual thread named {@code threadName} until either side closes: a heartbeat
+     * when this side sent nothing for a heartbeat interval, {@code listener.peerGone} on a goodbye (graceful), an end
+     * of stream, an error or silence for the peer timeout. Not called once this side closed first.
+     */
+    public void watch(Listener listener, LivenessSettings liveness, String threadName) {
+        Thread.ofVirtual().name(threadName).start(() -> run(listener, liveness));
+    }
+
+    private void run(Listener listener, LivenessSettings liveness) {
+        LivenessMonitor monitor = new LivenessMonitor(liveness, System.nanoTime());
+        long tick = Math.max(10, liveness.heartbeatInterval().toMillis() / 4);
+        String reason = null;
+        boolean graceful = false;
+        try {
+            InputStream in = socket.getInputStream();
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, tick));
+            while (!closing && reason == null && !graceful) {
+                try {
+                    int b = in.read();
+                    monitor.heard();
+                    switch (b) {
+                        case -1 -> reason = "bootstrap connection ended without a goodbye";
+                        case GOODBYE -> graceful = true;
+                        case HEARTBEAT -> {
+                            send(HEARTBEAT_ACK);
+                            monitor.sent();
+                        }
+                        case HEARTBEAT_ACK -> { }
+                        default -> reason = "peer broke the bootstrap protocol (byte 0x" + Integer.toHexString(b)
+                                + ")";
+                    }
+                } catch (SocketTimeoutException quiet) {
+                    // nothing arrived this tick: the monitor decides below
+                }
+                if (reason == null && !graceful) {
+                    switch (monitor.check(System.nanoTime())) {
+                        case LivenessMonitor.SEND_HEARTBEAT -> send(HEARTBEAT); // quiet for an interval
+                        case LivenessMonitor.PEER_TIMEOUT -> reason = "no sign of life from the peer for "
+                                + liveness.peerTimeout() + " (liveness.peerTimeout)";
+                        default -> { }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            reason = "bootstrap connection failed: " + e.getMessage();
+        }
+        if (!closing) {
+            listener.peerGone(graceful, reason);
+        }
+        BootstrapSockets.closeQuietly(socket);
+    }
+
+    private void send(int b) throws IOException {
+        synchronized (writeLock) {
+            out.write(b);
+            out.flush();
+        }
+    }
+
+    /** Says goodbye (best effort) and closes: an orderly close. */
+    public void goodbye() {
+        closing = true;
+        try {
+            send(GOODBYE);
+        } catch (IOException e) {
+            // the peer is gone already
+        }
+        BootstrapSockets.closeQuietly(socket);
+    }
+
+    /** Closes without a goodbye: the peer sees a failure (the connection broke, or set-up did not finish). */
+    public void abort() {
+        closing = true;
+        BootstrapSockets.closeQuietly(socket);
+    }
+
+    /** The client's side of the set-up's last step, before anything else is written on the socket. */
+    public static void sendReady(Socket s) throws IOException {
+        OutputStream o = s.getOutputStream();
+        o.write(READY);
+        o.flush();
+    }
+
+    /** The listener's side of {@link #sendReady}: waits for it until {@code deadline} ({@link System#nanoTime()}). */
+    public static void awaitReady(Socket s, long deadline) throws IOException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new SocketTimeoutException("set-up deadline passed before the client was ready");
+        }
+        s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000)));
+        int b = s.getInputStream().read();
+        if (b != READY) {
+            throw new HandshakeException("expected READY from the client, got " + (b < 0 ? "end of stream"
+                    : "byte 0x" + Integer.toHexString(b)));
+        }
+    }
+}
