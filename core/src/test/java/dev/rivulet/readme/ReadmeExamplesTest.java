@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
@@ -90,8 +89,7 @@ class ReadmeExamplesTest {
         Transport transport = Transports.open("local", TransportConfig.defaults());
         try {
             RivuletServer.BoundServer server = RivuletServer.create().runOn(transport).bindAddress("local://zero")
-                    .handle(peer -> {
-                        Disposable consuming =
+                    .handle(peer ->
                         // readme:begin
                         peer.receive()
                                 .retain()                                       // these buffers outlive onNext: the subscriber owns them
@@ -104,10 +102,9 @@ class ReadmeExamplesTest {
                                     }
                                 })
                                 .doOnDiscard(Buffer.class, Buffer::release)     // what a cancelled publishOn queue still holds
-                                .subscribe();
+                                .then()                                         // the handler ends once the peer closed and all was processed
                         // readme:end
-                        return peer.onClose().doFinally(s -> consuming.dispose());
-                    })
+                    )
                     .bindNow();
             Endpoint ep = RivuletClient.create().runOn(transport).remoteAddress("local://zero").connectNow();
             // readme:begin

@@ -33,12 +33,21 @@ public final class UringOptions {
     public static final TransportOption<Integer> ZERO_COPY_MIN_BYTES = TransportOption.integer(
             "uring.zeroCopyMinBytes", 16 << 10, 0, 1 << 30, "smallest staged write sent with SEND_ZC, bytes");
 
+    /**
+     * Whether completions are run as deferred task work (IORING_SETUP_DEFER_TASKRUN, Linux 6.1+): the kernel
+     * finishes socket I/O when the polling thread next enters the ring, flagged in the ring, instead of interrupting
+     * the thread for it. Fewer interruptions and system calls per message; off, the kernel interrupts the polling
+     * thread to post each completion (task work signalled the classic way).
+     */
+    public static final TransportOption<Boolean> DEFER_TASKRUN = TransportOption.flag("uring.deferTaskrun", true,
+            "run completions as deferred task work when the polling thread enters the ring (Linux 6.1+)");
+
     /** Every option of the transport. */
     public static final List<TransportOption<?>> ALL;
 
     static {
         List<TransportOption<?>> all = new ArrayList<>(STREAM.all());
-        all.addAll(List.of(RING_ENTRIES, FIXED_SLOTS, ZERO_COPY, ZERO_COPY_MIN_BYTES));
+        all.addAll(List.of(RING_ENTRIES, FIXED_SLOTS, ZERO_COPY, ZERO_COPY_MIN_BYTES, DEFER_TASKRUN));
         ALL = List.copyOf(all);
     }
 

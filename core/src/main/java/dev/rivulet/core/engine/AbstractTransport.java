@@ -68,7 +68,9 @@ public abstract class AbstractTransport implements Transport {
         this.name = name;
         this.id = config.name() != null ? config.name() : name.replace('/', '-') + "-" + SEQUENCE.incrementAndGet();
         this.config = config;
-        this.progress = new ProgressEngine(id, config.progressThreads(), config.idleStrategy());
+        // A sleeping loop runs no liveness checks: whatever the idle strategy, it wakes often enough for heartbeats.
+        this.progress = new ProgressEngine(id, config.progressThreads(), config.idleStrategy(),
+                config.liveness().heartbeatInterval().toNanos() / 4);
         MemoryDomain m = null;
         try {
             m = MEMORY.newDomain(name, registrar);

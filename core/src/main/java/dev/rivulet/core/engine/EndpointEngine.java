@@ -77,7 +77,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final Sinks.One<CloseReason> closedSink = Sinks.one();
 
     // ---- progress-thread state ----
-    private final ArrayDeque<Op> pending = new ArrayDeque<>();
+    private final OpFifo pending = new OpFifo();
     private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
     private int inFlight;
     private int sendsInFlight;
@@ -99,6 +99,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Copies each record of a coalesced frame into a buffer of its own, in order. */
     private final BatchFraming.RecordSink unpacker = this::unpackRecord;
     private boolean peerClosed;
+    /** Inside {@code wire.poll}: {@link #enqueue} leaves draining to {@link #poll}. */
+    private boolean inWirePoll;
     private TransportException closeCause;
     private volatile boolean closed;
     /** Set by {@link #closeGracefully}: new operations are refused, the endpoint closes once the rest is done. */
@@ -519,14 +521,24 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
         pending.addLast(op);
         metrics.pendingDelta(1);
-        drain();
+        if (!inWirePoll) {
+            drain();
+        } // else poll() drains once the wire's events are handled: what their signals sent meanwhile goes together
     }
 
     @Override
     public int poll() {
         int work;
         try {
-            work = wire.poll(this);
+            // Completions that each ask a streaming send for its next item, or messages whose subscriber answers
+            // each: the operations they submit queue up while the wire's events are delivered, and go out after,
+            // where several small sends become one coalesced frame instead of a frame each.
+            inWirePoll = true;
+            try {
+                work = wire.poll(this);
+            } finally {
+                inWirePoll = false;
+            }
             if (!closed) {
                 work += drain();
                 sendOwedCredits();
@@ -657,7 +669,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private int postBatch() {
         int n = 0;
         long bytes = 0;
-        for (Op m : pending) {
+        for (int i = 0, queued = pending.size(); i < queued; i++) {
+            Op m = pending.get(i);
             if (m.kind != OpKind.SEND || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
                     || n == MAX_BATCH || n == sendCredits
                     || bytes + BatchFraming.recordSize(m.buffer.length()) > maxBatchBytes) {
@@ -680,9 +693,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             carrier.members = new Op[MAX_BATCH];
         }
         long off = 0;
-        java.util.Iterator<Op> it = pending.iterator();
         for (int i = 0; i < n; i++) {
-            Op m = it.next();
+            Op m = pending.get(i);
             off = BatchFraming.pack(frame.capacitySegment(), off, m.buffer.capacitySegment(), m.buffer.length());
             carrier.members[i] = m;
         }
@@ -765,10 +777,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (creditsOwed == 0 || controlInFlight > 0 || closed) {
             return;
         }
-        // While the peer still holds at least half a window of announced credits it is not starved: let the grant
-        // grow and ride on a data message, instead of a standalone word per cycle (which would double the messages
-        // of a ping-pong). Small windows (limitRate) never satisfy this, so they are granted at once.
-        if (receivesPosted - creditsOwed >= Math.max(2, receiveDepth / 2)) {
+        // While the peer still holds three quarters of a window of announced credits it is not starved: let the
+        // grant grow and ride on a data message, instead of a standalone word per cycle (which would double the
+        // messages of a ping-pong). Below that a one-way stream would soon wait for credits a round trip away, so
+        // they go now, a quarter window at a time. Small windows (limitRate) never satisfy this and are granted at
+        // once.
+        if (receivesPosted - creditsOwed >= Math.max(2, receiveDepth - receiveDepth / 4)) {
             return;
         }
         long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);

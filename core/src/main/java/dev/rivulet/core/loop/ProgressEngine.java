@@ -20,11 +20,19 @@ public final class ProgressEngine implements AutoCloseable {
     private final Scheduler scheduler;
 
     public ProgressEngine(String name, int threads, Supplier<IdleStrategy> idle) {
+        this(name, threads, idle, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param parkLimitNanos the longest a loop sleeps whatever its idle strategy asks: the transport's timers
+     *                       (liveness) run only when the loop does
+     */
+    public ProgressEngine(String name, int threads, Supplier<IdleStrategy> idle, long parkLimitNanos) {
         if (threads < 1) {
             throw new IllegalArgumentException("progress threads must be >= 1, got " + threads);
         }
         this.loops = IntStream.range(0, threads)
-                .mapToObj(i -> new ProgressLoop(name + "-progress-" + i, idle.get()))
+                .mapToObj(i -> new ProgressLoop(name + "-progress-" + i, idle.get(), parkLimitNanos))
                 .toList();
         loops.forEach(ProgressLoop::start);
         this.scheduler = new LoopScheduler(loops);

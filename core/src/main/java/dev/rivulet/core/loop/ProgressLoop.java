@@ -40,9 +40,15 @@ public final class ProgressLoop implements Executor {
     private long clockStamp;
     private final long startNanos = System.nanoTime();
     private final IdleStrategy.Parker parker = this::park;
+    /** The longest one sleep lasts, whatever the idle strategy asks (see {@link ProgressEngine}). */
+    private final long parkLimit;
 
-    ProgressLoop(String name, IdleStrategy idle) {
+    ProgressLoop(String name, IdleStrategy idle, long parkLimitNanos) {
+        if (parkLimitNanos <= 0) {
+            throw new IllegalArgumentException("park limit must be positive: " + parkLimitNanos);
+        }
         this.idle = idle;
+        this.parkLimit = parkLimitNanos;
         this.thread = new PollingThread(name, this::run);
     }
 
@@ -115,7 +121,7 @@ public final class ProgressLoop implements Executor {
     /**
      * A clock reading at most a few idle cycles old, without reading the clock: the loop stamps it after every busy
      * cycle, after every sleep and every few idle cycles, and a sleep lasts at most the idle strategy's longest
-     * park. For timeouts of milliseconds and more (liveness), not for measuring. Loop thread only.
+     * park (and never longer than the loop's park limit). For timeouts of milliseconds and more (liveness), not for measuring. Loop thread only.
      */
     public long coarseNanos() {
         return clockStamp;
@@ -193,7 +199,7 @@ public final class ProgressLoop implements Executor {
         parked = true;
         try {
             if (cycle() == 0 && running) {
-                waiter.await(thread, nanos);
+                waiter.await(thread, Math.min(nanos, parkLimit));
             }
         } finally {
             parked = false;

@@ -37,7 +37,7 @@ final class BackoffIdleStrategy implements IdleStrategy {
             Thread.yield();
         } else {
             parker.park(parkNanos);
-            parkNanos = Math.min(parkNanos << 1, maxParkNanos);
+            parkNanos = parkNanos >= maxParkNanos >> 1 ? maxParkNanos : parkNanos << 1; // no overflow
         }
     }
 }

@@ -34,6 +34,22 @@ public interface IdleStrategy {
     }
 
     /**
+     * Spin {@code spins} empty cycles, then sleep until there is work: a completion, a submission from another
+     * thread, or the wake-up the transport's timers need (a quarter of the heartbeat interval, 1.25 s by default).
+     * No timed polling while idle, so an idle connection costs next to no CPU, and the sleep ends on the completion
+     * itself where the backend sleeps on its completion queue (io_uring, libfabric with a wait object, the in-JVM
+     * transport). A message arriving after the spins pays one thread wake-up.
+     */
+    static IdleStrategy blocking(int spins) {
+        return new BackoffIdleStrategy(spins, 0, Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    /** {@link #blocking(int)} after 200 spins, the default's spin phase. */
+    static IdleStrategy blocking() {
+        return blocking(200);
+    }
+
+    /**
      * The default: 200 spins (about 10 µs with an empty poll), 10 yields, then parks from 10 µs up to 10 ms. The
      * spin phase is what lets a reply that comes back within a loopback round trip be caught without a wake-up.
      */

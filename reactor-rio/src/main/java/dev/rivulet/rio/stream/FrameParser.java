@@ -22,7 +22,7 @@ import java.lang.foreign.MemorySegment;
  * </ul>
  * A stream socket hands over arbitrary chunks, so a header or payload may be split anywhere; each chunk is consumed
  * completely and the receive buffer can be reposted at once. The rest of a large payload may instead be received
- * straight into its destination ({@link #payloadRemainder()}, {@link #filled}). Not thread-safe: one parser per
+ * straight into its destination (the rest of {@link #payloadTarget()}, {@link #filled}). Not thread-safe: one parser per
  * connection, fed by its progress thread.
  */
 public final class FrameParser {
@@ -383,17 +383,22 @@ public final class FrameParser {
     }
 
     /**
-     * Where the rest of the current payload goes, for a receive straight into it (no pass through the receive
-     * buffer); only while {@link #payloadRemaining()} {@code > 0} and {@link #mayReceiveDirect} said yes. Exactly
-     * the missing bytes, nothing beyond.
+     * Where the current payload goes, for a receive straight into the rest of it (no pass through the receive
+     * buffer): the bytes from {@link #payloadFilled()} on, {@link #payloadRemaining()} of them and nothing beyond;
+     * only while that is {@code > 0} and {@link #mayReceiveDirect} said yes.
      */
-    public MemorySegment payloadRemainder() {
-        return target.asSlice(fill, length - fill);
+    public MemorySegment payloadTarget() {
+        return target;
+    }
+
+    /** How much of the current payload has arrived: where a receive straight into it starts. */
+    public long payloadFilled() {
+        return fill;
     }
 
     /**
-     * Whether a receive straight into {@link #payloadRemainder()} may be posted now: false for a put whose grant
-     * was revoked (its rest then goes through the receive buffer and is discarded).
+     * Whether a receive straight into the rest of {@link #payloadTarget()} may be posted now: false for a put whose
+     * grant was revoked (its rest then goes through the receive buffer and is discarded).
      */
     public boolean mayReceiveDirect(Sink sink) {
         if (state != BODY || kind == FrameKind.GET_RESP) {
@@ -409,8 +414,8 @@ public final class FrameParser {
     }
 
     /**
-     * Accounts {@code n} bytes received into {@link #payloadRemainder()}; hands the frame over once complete. A put
-     * whose grant was revoked while the receive was in the kernel is not applied: the rest of its data is
+     * Accounts {@code n} bytes received into the rest of {@link #payloadTarget()}; hands the frame over once
+     * complete. A put whose grant was revoked while the receive was in the kernel is not applied: the rest of its data is
      * discarded, and it is answered as refused even when these were its last bytes.
      */
     public void filled(int n, Sink sink) {

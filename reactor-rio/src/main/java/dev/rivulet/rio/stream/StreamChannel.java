@@ -29,10 +29,12 @@ public interface StreamChannel {
     MemorySegment receiveBuffer();
 
     /**
-     * Posts a send of {@code bytes}, which lie in {@link #stagingBuffer()} when {@code staged}, else in a pooled
-     * message buffer. Returns false when the submission queue is full (nothing posted; try again after a poll).
+     * Posts a send of {@code length} bytes at {@code offset} in {@code buffer}, which is {@link #stagingBuffer()}
+     * when {@code staged}, else a pooled message buffer. Returns false when the submission queue is full (nothing
+     * posted; try again after a poll). Parts are named by buffer and offset rather than as slices so that the data
+     * path creates no object per write.
      */
-    boolean postSend(int token, MemorySegment bytes, boolean staged);
+    boolean postSend(int token, MemorySegment buffer, long offset, int length, boolean staged);
 
     /**
      * The most parts one {@link #postGather} write may carry; 1 where the system layer has no gather send, and the
@@ -43,11 +45,12 @@ public interface StreamChannel {
     }
 
     /**
-     * Posts one write of {@code parts[0..count)} in this order (2 &le; count &le; {@link #maxGatherParts()}), each a
-     * slice of {@link #stagingBuffer()} or of a pooled message buffer; it completes once, with the number of bytes
-     * the kernel took from the front of the list. Returns false when the submission queue is full.
+     * Posts one write of parts {@code [0, count)} in this order (2 &le; count &le; {@link #maxGatherParts()}), part
+     * {@code i} being {@code lengths[i]} bytes at {@code offsets[i]} in {@code buffers[i]} (the staging buffer or a
+     * pooled message buffer); it completes once, with the number of bytes the kernel took from the front of the
+     * list. Returns false when the submission queue is full.
      */
-    default boolean postGather(int token, MemorySegment[] parts, int count) {
+    default boolean postGather(int token, MemorySegment[] buffers, long[] offsets, int[] lengths, int count) {
         throw new UnsupportedOperationException(provider() + " has no gather send");
     }
 
@@ -63,11 +66,12 @@ public interface StreamChannel {
     }
 
     /**
-     * Posts one receive that fills {@code first} (the rest of a payload, in a pooled message buffer) and then
-     * {@code then} (a slice of {@link #receiveBuffer()}); it completes once with the total byte count. False when
-     * the queue is full.
+     * Posts one receive that fills {@code firstLength} bytes at {@code firstOffset} in {@code first} (the rest of a
+     * payload, in a pooled message buffer) and then {@code then} (a slice of {@link #receiveBuffer()}); it completes
+     * once with the total byte count. False when the queue is full.
      */
-    default boolean postScatterReceive(int token, MemorySegment first, MemorySegment then) {
+    default boolean postScatterReceive(int token, MemorySegment first, long firstOffset, int firstLength,
+                                       MemorySegment then) {
         throw new UnsupportedOperationException(provider() + " has no scatter receive");
     }
 

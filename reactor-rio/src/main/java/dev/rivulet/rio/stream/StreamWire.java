@@ -8,6 +8,7 @@ import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.engine.Wire;
+import dev.rivulet.core.engine.WireEventQueue;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
@@ -138,8 +139,13 @@ public final class StreamWire implements Wire, ChannelUser {
     private final boolean scatterReceives;
     /** The start of the receive buffer that a scatter receive fills after the payload's rest. */
     private final MemorySegment scatterTail;
-    /** Parts of the next gather write (length 1 where the channel writes one part at a time). */
-    private final MemorySegment[] gather;
+    /**
+     * Parts of the next gather write (length 1 where the channel writes one part at a time), as buffer, offset and
+     * length: slices would be one object per part and write.
+     */
+    private final MemorySegment[] gatherBuffers;
+    private final long[] gatherOffsets;
+    private final int[] gatherLengths;
 
     // ---- send side ----
     /** Units not yet fully written, in stream order; the head is the one being written. */
@@ -181,8 +187,7 @@ public final class StreamWire implements Wire, ChannelUser {
     private boolean peerCloseSeen;
 
     // ---- engine events ----
-    private final ArrayDeque<Event> events = new ArrayDeque<>();
-    private final ArrayDeque<Event> freeEvents = new ArrayDeque<>();
+    private final WireEventQueue events = new WireEventQueue();
 
     // ---- lifecycle ----
     private boolean closed;
@@ -219,7 +224,10 @@ public final class StreamWire implements Wire, ChannelUser {
         this.maxUnit = stagingCapacity / 2;
         this.copyLimit = (int) Math.min(copyLimit, maxUnit - FrameHeader.BYTES - RmaRequest.BYTES);
         this.maxBatchBytes = maxBatchBytes;
-        this.gather = new MemorySegment[Math.max(1, channel.maxGatherParts())];
+        int parts = Math.max(1, channel.maxGatherParts());
+        this.gatherBuffers = new MemorySegment[parts];
+        this.gatherOffsets = new long[parts];
+        this.gatherLengths = new int[parts];
         this.scatterReceives = channel.scatterReceives();
         this.scatterTail = receive.asSlice(0, Math.min(receive.byteSize(), SCATTER_TAIL));
         this.parser = new FrameParser(caps.maxMessageSize(), maxBatchBytes, caps.maxRmaSize());
@@ -264,7 +272,7 @@ public final class StreamWire implements Wire, ChannelUser {
             MemorySegment.copy(b.capacitySegment(), 0, staging, at, len);
             open.ops.add(op);
         } else {
-            appendPayload(b.capacitySegment().asSlice(0, len), b.retain(), null, op);
+            appendPayload(b.capacitySegment(), len, b.retain(), null, op);
         }
         pump();
         return POSTED;
@@ -304,7 +312,7 @@ public final class StreamWire implements Wire, ChannelUser {
                 if (copy) {
                     MemorySegment.copy(l.segment(), 0, staging, at + RmaRequest.BYTES, len);
                 } else {
-                    appendPayload(l.segment(), null, l.region(), null);
+                    appendPayload(l.segment(), len, null, l.region(), null);
                 }
             }
             case GET -> {
@@ -365,28 +373,7 @@ public final class StreamWire implements Wire, ChannelUser {
             postReceive();
         }
         drainBacklog();
-        int n = 0;
-        Event e;
-        // The engine may close the endpoint from inside a callback and poll again (nested): that inner poll drains
-        // the rest of the queue, so this loop just finds it empty.
-        while ((e = events.pollFirst()) != null) {
-            n++;
-            int type = e.type;
-            Op op = e.op;
-            long value = e.value;
-            Buffer buffer = e.buffer;
-            TransportException error = e.error;
-            e.clear();
-            freeEvents.addLast(e);
-            switch (type) {
-                case Event.COMPLETED -> sink.completed(op, value);
-                case Event.FAILED -> sink.failed(op, error);
-                case Event.RECEIVED -> sink.received(value, buffer);
-                case Event.BROKEN -> sink.broken(error);
-                default -> throw new IllegalStateException("event " + type);
-            }
-        }
-        return n;
+        return events.drainTo(sink);
     }
 
     @Override
@@ -517,7 +504,7 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         releaseBuffers(); // keeps what a receive still in the kernel may write into, until systemGone()
         writeInFlight = false;
-        drainEventsOnAbandon();
+        events.discard();
     }
 
     private void onReceive(int res) {
@@ -628,8 +615,8 @@ public final class StreamWire implements Wire, ChannelUser {
             }
             writes.pollFirst();
             u.written = true;
-            for (Op op : u.ops) {
-                pushCompleted(op, 0);
+            for (int i = 0, n = u.ops.size(); i < n; i++) { // indexed: an iterator per write is garbage
+                pushCompleted(u.ops.get(i), 0);
             }
             u.ops.clear();
             if (!u.staged) {
@@ -754,13 +741,16 @@ public final class StreamWire implements Wire, ChannelUser {
         return allocStart - allocEnd > need ? allocEnd : -1;
     }
 
-    /** Appends a payload sent from its own memory; the header before it closes the current unit. */
-    private void appendPayload(MemorySegment payload, Buffer owned, MemoryRegion pinned, Op sendOp) {
+    /**
+     * Appends a payload sent from its own memory (its first {@code length} bytes); the header before it closes the
+     * current unit.
+     */
+    private void appendPayload(MemorySegment payload, int length, Buffer owned, MemoryRegion pinned, Op sendOp) {
         open = null;
         Unit u = unit();
         u.staged = false;
         u.payload = payload;
-        u.length = (int) payload.byteSize();
+        u.length = length;
         u.owned = owned;
         u.pinned = pinned;
         if (sendOp != null) {
@@ -784,21 +774,21 @@ public final class StreamWire implements Wire, ChannelUser {
             return;
         }
         int token = (u.id << 2) | T_SEND;
-        if (gather.length > 1 && writes.size() > 1) {
+        if (gatherBuffers.length > 1 && writes.size() > 1) {
             int count = 0;
             long bytes = 0;
             for (Unit w : writes) {
-                if (count == gather.length || (count > 0 && bytes >= GATHER_BYTES)) {
+                if (count == gatherBuffers.length || (count > 0 && bytes >= GATHER_BYTES)) {
                     break;
                 }
-                gather[count++] = remaining(w);
-                bytes += gather[count - 1].byteSize();
-                if (gather[count - 1].byteSize() < w.length - w.sent) {
+                int n = remaining(w, count++);
+                bytes += n;
+                if (n < w.length - w.sent) {
                     break; // the rest of this unit goes in the next write; nothing may overtake it
                 }
             }
-            boolean posted = channel.postGather(token, gather, count);
-            java.util.Arrays.fill(gather, 0, count, null);
+            boolean posted = channel.postGather(token, gatherBuffers, gatherOffsets, gatherLengths, count);
+            java.util.Arrays.fill(gatherBuffers, 0, count, null);
             if (posted) {
                 writeInFlight = true;
                 liveness.writeStarted(loop.coarseNanos());
@@ -807,7 +797,10 @@ public final class StreamWire implements Wire, ChannelUser {
             }
             return;
         }
-        if (channel.postSend(token, remaining(u), u.staged)) {
+        int n = remaining(u, 0);
+        boolean posted = channel.postSend(token, gatherBuffers[0], gatherOffsets[0], n, u.staged);
+        gatherBuffers[0] = null;
+        if (posted) {
             writeInFlight = true;
             liveness.writeStarted(loop.coarseNanos());
         } else {
@@ -815,17 +808,21 @@ public final class StreamWire implements Wire, ChannelUser {
         }
     }
 
-    /** The unwritten rest of {@code u}; a staged unit being written is sealed (later frames open the next one). */
-    private MemorySegment remaining(Unit u) {
+    /**
+     * Puts the unwritten rest of {@code u} into gather part {@code part} and returns its length; a staged unit being
+     * written is sealed (later frames open the next one).
+     */
+    private int remaining(Unit u, int part) {
         if (u == open) {
             open = null;
         }
         // At most GATHER_BYTES per write: a write's completion is the only progress the liveness check sees, so a
         // 16 MiB payload over a slow link goes out as many writes, each timed on its own, not as one that looks stuck.
         int n = (int) Math.min(u.length - u.sent, GATHER_BYTES);
-        return u.staged
-                ? staging.asSlice(u.start + u.sent, n)
-                : u.payload.asSlice(u.sent, n);
+        gatherBuffers[part] = u.staged ? staging : u.payload;
+        gatherOffsets[part] = u.staged ? u.start + u.sent : u.sent;
+        gatherLengths[part] = n;
+        return n;
     }
 
     /** Frees staging space of units that are written and no longer referenced by a zero-copy send. */
@@ -896,17 +893,8 @@ public final class StreamWire implements Wire, ChannelUser {
                 release(payload);
                 return;
             }
-            if (type == ControlWord.CREDIT) {
-                // Consecutive grants become one arrival: a peer sending nothing but CREDIT frames costs one event
-                // per poll, not one per frame.
-                Event last = events.peekLast();
-                if (last != null && last.type == Event.RECEIVED && last.buffer == null
-                        && ControlWord.type(last.value) == ControlWord.CREDIT) {
-                    long sum = Math.min(ControlWord.MAX_CREDITS, ControlWord.credits(last.value)
-                            + ControlWord.credits(word));
-                    last.value = ControlWord.encode(ControlWord.CREDIT, sum);
-                    return;
-                }
+            if (type == ControlWord.CREDIT && events.mergeCredits(word)) {
+                return; // consecutive grants become one arrival
             }
             if (type == ControlWord.BATCH) {
                 int n = BatchFraming.count(payload.capacitySegment(), payload.length());
@@ -1144,7 +1132,7 @@ public final class StreamWire implements Wire, ChannelUser {
             } else {
                 Buffer b = memory.allocate(len);
                 MemorySegment.copy(g.window(), g.offsetOf(address), b.capacitySegment(), 0, len);
-                appendPayload(b.capacitySegment().asSlice(0, len), b, null, null);
+                appendPayload(b.capacitySegment(), len, b, null, null);
                 writes.peekLast().responseBytes = len;
                 responseBytes += len;
             }
@@ -1218,7 +1206,8 @@ public final class StreamWire implements Wire, ChannelUser {
             direct = putDirect(direct);
         }
         boolean posted = direct >= DIRECT_RECEIVE_MIN
-                ? channel.postScatterReceive(T_RECV, parser.payloadRemainder().asSlice(0, direct), scatterTail)
+                ? channel.postScatterReceive(T_RECV, parser.payloadTarget(), parser.payloadFilled(), direct,
+                        scatterTail)
                 : channel.postReceive(T_RECV, receive);
         if (posted) {
             recvInFlight = true;
@@ -1253,8 +1242,7 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         broken = true;
         brokenBy = cause;
-        Event e = event(Event.BROKEN);
-        e.error = cause;
+        events.broken(cause);
     }
 
     /** Stops all I/O: what is posted completes with an error, nothing new is posted. */
@@ -1326,16 +1314,6 @@ public final class StreamWire implements Wire, ChannelUser {
         releasePut();
     }
 
-    private void drainEventsOnAbandon() {
-        Event e;
-        while ((e = events.pollFirst()) != null) {
-            if (e.buffer != null) {
-                e.buffer.release();
-            }
-            e.clear();
-        }
-    }
-
     private static void release(Buffer b) {
         if (b != null) {
             b.release();
@@ -1344,54 +1322,16 @@ public final class StreamWire implements Wire, ChannelUser {
 
     // ---- engine events ----
 
-    private Event event(int type) {
-        Event e = freeEvents.pollFirst();
-        if (e == null) {
-            e = new Event();
-        }
-        e.type = type;
-        events.addLast(e);
-        return e;
-    }
-
     private void pushCompleted(Op op, long value) {
-        Event e = event(Event.COMPLETED);
-        e.op = op;
-        e.value = value;
+        events.completed(op, value);
     }
 
     private void pushFailed(Op op, TransportException error) {
-        Event e = event(Event.FAILED);
-        e.op = op;
-        e.error = error;
+        events.failed(op, error);
     }
 
     private void pushReceived(long word, Buffer payload) {
-        Event e = event(Event.RECEIVED);
-        e.value = word;
-        e.buffer = payload;
-    }
-
-    /** What the engine is told at its next poll. */
-    private static final class Event {
-        static final int COMPLETED = 1;
-        static final int FAILED = 2;
-        static final int RECEIVED = 3;
-        static final int BROKEN = 4;
-
-        int type;
-        Op op;
-        long value;
-        Buffer buffer;
-        TransportException error;
-
-        void clear() {
-            type = 0;
-            op = null;
-            value = 0;
-            buffer = null;
-            error = null;
-        }
+        events.received(word, payload);
     }
 
     /** A run of bytes written with one send (repeated after a short write). */

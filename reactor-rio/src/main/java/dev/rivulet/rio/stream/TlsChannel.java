@@ -123,7 +123,8 @@ public final class TlsChannel implements StreamChannel, ChannelUser {
     }
 
     @Override
-    public boolean postSend(int token, MemorySegment bytes, boolean staged) {
+    public boolean postSend(int token, MemorySegment buffer, long offset, int length, boolean staged) {
+        MemorySegment bytes = buffer.asSlice(offset, length);
         sendToken = token;
         sendPlain = bytes.asByteBuffer();
         sendPlainTotal = (int) bytes.byteSize();
@@ -149,7 +150,7 @@ public final class TlsChannel implements StreamChannel, ChannelUser {
         }
         cipherLength = netOut.position();
         cipherSent = 0;
-        return inner.postSend(T_INNER_SEND, inner.stagingBuffer().asSlice(0, cipherLength), false);
+        return inner.postSend(T_INNER_SEND, inner.stagingBuffer(), 0, cipherLength, false);
     }
 
     private boolean failSend() {
@@ -164,8 +165,7 @@ public final class TlsChannel implements StreamChannel, ChannelUser {
         }
         cipherSent += result;
         if (cipherSent < cipherLength) { // a short write: the rest of the same ciphertext
-            if (!inner.postSend(T_INNER_SEND, inner.stagingBuffer().asSlice(cipherSent, cipherLength - cipherSent),
-                    false)) {
+            if (!inner.postSend(T_INNER_SEND, inner.stagingBuffer(), cipherSent, cipherLength - cipherSent, false)) {
                 user.onCompletion(sendToken, -EPROTO, 0);
             }
             return;

@@ -263,6 +263,12 @@ public final class IoUringSqe {
         return rw(IORING_OP_SEND, sockFd, buf.address(), length(buf), 0).opFlags(msgFlags);
     }
 
+    /** {@link #prepSend(int, MemorySegment, int)} of {@code len} bytes at {@code offset} in {@code buf}, no slice. */
+    public IoUringSqe prepSend(int sockFd, MemorySegment buf, long offset, int len, int msgFlags) {
+        java.util.Objects.checkFromIndexSize(offset, len, buf.byteSize());
+        return rw(IORING_OP_SEND, sockFd, buf.address() + offset, len, 0).opFlags(msgFlags);
+    }
+
     /**
      * {@code IORING_OP_SENDMSG}: one gather write of the iovecs {@code msghdr} points at ({@link Msghdr}), as
      * liburing's {@code io_uring_prep_sendmsg} (len 1). The msghdr and its iovecs stay valid until the completion.
@@ -294,6 +300,14 @@ public final class IoUringSqe {
     /** {@link #prepSendZc} from registered buffer {@code bufIndex} ({@code IORING_RECVSEND_FIXED_BUF}). */
     public IoUringSqe prepSendZcFixed(int sockFd, MemorySegment buf, int msgFlags, int zcFlags, int bufIndex) {
         return prepSendZc(sockFd, buf, msgFlags, zcFlags | IORING_RECVSEND_FIXED_BUF).bufIndex(bufIndex);
+    }
+
+    /** {@link #prepSendZcFixed(int, MemorySegment, int, int, int)} of {@code len} bytes at {@code offset}, no slice. */
+    public IoUringSqe prepSendZcFixed(int sockFd, MemorySegment buf, long offset, int len, int msgFlags, int zcFlags,
+                                      int bufIndex) {
+        java.util.Objects.checkFromIndexSize(offset, len, buf.byteSize());
+        return rw(IORING_OP_SEND_ZC, sockFd, buf.address() + offset, len, 0).opFlags(msgFlags)
+                .ioprio(zcFlags | IORING_RECVSEND_FIXED_BUF).bufIndex(bufIndex);
     }
 
     /**

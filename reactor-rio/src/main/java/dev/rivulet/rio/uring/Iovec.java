@@ -35,6 +35,17 @@ public final class Iovec {
         LEN.set(array, base, buffer.byteSize());
     }
 
+    /**
+     * Writes element {@code index} to describe {@code length} bytes at {@code offset} in {@code buffer}, without the
+     * slice {@link #set(MemorySegment, long, MemorySegment)} would need.
+     */
+    public static void set(MemorySegment array, long index, MemorySegment buffer, long offset, long length) {
+        java.util.Objects.checkFromIndexSize(offset, length, buffer.byteSize());
+        long base = index * BYTE_SIZE;
+        array.set(JAVA_LONG, base, buffer.address() + offset); // iov_base: a 64-bit pointer on x86-64 and aarch64
+        LEN.set(array, base, length);
+    }
+
     public static long base(MemorySegment array, long index) {
         return ((MemorySegment) BASE.get(array, index * BYTE_SIZE)).address();
     }

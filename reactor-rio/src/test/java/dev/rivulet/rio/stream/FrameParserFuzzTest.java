@@ -113,7 +113,7 @@ class FrameParserFuzzTest {
                         default -> {
                             if (parser.payloadRemaining() > 0 && parser.mayReceiveDirect(this)) {
                                 int direct = (int) Math.min(n, parser.payloadRemaining());
-                                MemorySegment into = parser.payloadRemainder();
+                                MemorySegment into = parser.payloadTarget().asSlice(parser.payloadFilled(), parser.payloadRemaining());
                                 assertThat(into.byteSize()).isEqualTo(parser.payloadRemaining());
                                 MemorySegment.copy(s, pos, into, 0, direct);
                                 parser.filled(direct, this);

@@ -219,7 +219,7 @@ class FrameParserTest {
                 long n = Math.min(chunk, stream.byteSize() - at);
                 int missing = p.mayReceiveDirect(r) ? p.payloadRemaining() : 0;
                 if (missing > 0) {
-                    MemorySegment rest = p.payloadRemainder();
+                    MemorySegment rest = p.payloadTarget().asSlice(p.payloadFilled(), p.payloadRemaining());
                     assertThat(rest.byteSize()).isEqualTo(missing);
                     int direct = (int) Math.min(n, missing);
                     MemorySegment.copy(stream, at, rest, 0, direct);

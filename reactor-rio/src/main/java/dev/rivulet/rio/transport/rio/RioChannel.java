@@ -79,7 +79,8 @@ final class RioChannel implements StreamChannel {
     }
 
     @Override
-    public boolean postSend(int token, MemorySegment bytes, boolean staged) {
+    public boolean postSend(int token, MemorySegment source, long sourceOffset, int length, boolean staged) {
+        MemorySegment bytes = source.asSlice(sourceOffset, length);
         MemorySegment buffer = stagingId;
         int offset = (int) (bytes.address() - staging.address());
         if (!staged) {

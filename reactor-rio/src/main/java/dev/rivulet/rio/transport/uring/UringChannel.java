@@ -97,15 +97,15 @@ final class UringChannel implements StreamChannel {
     }
 
     @Override
-    public boolean postSend(int token, MemorySegment bytes, boolean staged) {
+    public boolean postSend(int token, MemorySegment buffer, long offset, int length, boolean staged) {
         IoUringSqe s = ring.sqe();
         if (s == null) {
             return false;
         }
-        if (staged && stagingSlot >= 0 && ring.zeroCopy(bytes.byteSize())) {
-            s.prepSendZcFixed(fd, bytes, LibcSockets.MSG_NOSIGNAL, 0, stagingSlot);
+        if (staged && stagingSlot >= 0 && ring.zeroCopy(length)) {
+            s.prepSendZcFixed(fd, buffer, offset, length, LibcSockets.MSG_NOSIGNAL, 0, stagingSlot);
         } else {
-            s.prepSend(fd, bytes, SEND_FLAGS);
+            s.prepSend(fd, buffer, offset, length, SEND_FLAGS);
         }
         s.userData(userData(token));
         return true;
@@ -121,13 +121,13 @@ final class UringChannel implements StreamChannel {
      * (SENDMSG_ZC cannot take fixed buffers, and on loopback the kernel copies zero-copy sends anyway.)
      */
     @Override
-    public boolean postGather(int token, MemorySegment[] parts, int count) {
+    public boolean postGather(int token, MemorySegment[] buffers, long[] offsets, int[] lengths, int count) {
         IoUringSqe s = ring.sqe();
         if (s == null) {
             return false;
         }
         for (int i = 0; i < count; i++) {
-            Iovec.set(iovecs, i, parts[i]);
+            Iovec.set(iovecs, i, buffers[i], offsets[i], lengths[i]);
         }
         Msghdr.setIov(msghdr, iovecs, count);
         s.prepSendmsg(fd, msghdr, SEND_FLAGS);
@@ -157,12 +157,13 @@ final class UringChannel implements StreamChannel {
 
     /** A {@code RECVMSG} with two iovecs: the payload's rest first, then the start of the receive buffer. */
     @Override
-    public boolean postScatterReceive(int token, MemorySegment first, MemorySegment then) {
+    public boolean postScatterReceive(int token, MemorySegment first, long firstOffset, int firstLength,
+                                      MemorySegment then) {
         IoUringSqe s = ring.sqe();
         if (s == null) {
             return false;
         }
-        Iovec.set(recvIovecs, 0, first);
+        Iovec.set(recvIovecs, 0, first, firstOffset, firstLength);
         Iovec.set(recvIovecs, 1, then);
         Msghdr.setIov(recvMsghdr, recvIovecs, 2);
         s.prepRecvmsg(fd, recvMsghdr, 0);

@@ -1,8 +1,10 @@
 package dev.rivulet.rio.transport.uring;
 
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_OP_SEND_ZC;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_DEFER_TASKRUN;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_SINGLE_ISSUER;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_SUBMIT_ALL;
+import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_TASKRUN_FLAG;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_CQ_OVERFLOW;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_TASKRUN;
 
@@ -21,9 +23,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 
 /**
  * The io_uring of one progress loop: created on the loop thread (the ring is {@code SINGLE_ISSUER}), polled as one of
@@ -46,22 +46,26 @@ final class UringLoop implements Pollable, Waiter {
     private final int eventFd;
     private final MemorySegment eventRead;
     private final MemorySegment one;
-    private final Map<Integer, UringChannel> channels = new HashMap<>();
+    private final ChannelTable<UringChannel> channels = new ChannelTable<>();
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
     /** Smallest send that goes out with SEND_ZC; {@code Long.MAX_VALUE} when the kernel lacks it or it is off. */
     private final long zeroCopyFrom;
-    private int nextId = 1;
     /** Bound once: a method reference made in {@link #poll} would be a new object every cycle. */
     private final CqeHandler dispatcher = this::dispatch;
     private boolean eventReadPosted;
     private volatile boolean closed;
 
     /** Must run on {@code loop}'s thread. */
-    UringLoop(ProgressLoop loop, int entries, int fixedSlots, boolean wantZeroCopy, int zeroCopyMinBytes) {
+    UringLoop(ProgressLoop loop, int entries, int fixedSlots, boolean wantZeroCopy, int zeroCopyMinBytes,
+              boolean deferTaskrun) {
         this.loop = loop;
-        // No COOP_TASKRUN / DEFER_TASKRUN: the loop also reaps by reading the CQ ring without entering the kernel
-        // while it spins, so completions must be posted without waiting for our next io_uring_enter.
-        this.ring = IoUring.open(entries, entries * 4, IORING_SETUP_SINGLE_ISSUER, IORING_SETUP_SUBMIT_ALL);
+        // DEFER_TASKRUN: socket completions become task work that runs when this thread enters the ring with
+        // GETEVENTS, announced by IORING_SQ_TASKRUN (TASKRUN_FLAG), which poll() checks on every cycle, so a busy
+        // loop enters only when there is something to finish. Without it, the kernel interrupts the thread to post
+        // each completion. Both need SINGLE_ISSUER, which holds: only this thread submits.
+        int optional = IORING_SETUP_SUBMIT_ALL
+                | (deferTaskrun ? IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_DEFER_TASKRUN : 0);
+        this.ring = IoUring.open(entries, entries * 4, IORING_SETUP_SINGLE_ISSUER, optional);
         boolean zc = false;
         try {
             zc = wantZeroCopy && ring.probe().isSupported(IORING_OP_SEND_ZC);
@@ -102,15 +106,7 @@ final class UringLoop implements Pollable, Waiter {
 
     /** Attaches a channel and gives it its id; loop thread. */
     int add(UringChannel c) {
-        int id;
-        do {
-            id = nextId++;
-            if (nextId <= 0) {
-                nextId = 1;
-            }
-        } while (channels.containsKey(id));
-        channels.put(id, c);
-        return id;
+        return channels.add(c);
     }
 
     void remove(int id) {
@@ -180,14 +176,19 @@ final class UringLoop implements Pollable, Waiter {
         if (closed) {
             return 0;
         }
+        // What the endpoints and the completions of the previous cycle posted goes in now, in one system call with
+        // the task work the kernel flagged (deferred task work runs only when this thread enters with GETEVENTS).
+        // Submitting here rather than right after the completions puts a receive re-posted for the next message
+        // and the reply sent to this one into the same io_uring_enter.
         if ((ring.sqRingFlags() & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN)) != 0) {
-            enter(0, 0);
+            enter(0, -1); // GETEVENTS with nothing to wait for: runs the task work and returns (no timeout argument)
+        } else {
+            submit();
         }
         int n = ring.forEachCompletion(dispatcher);
         if (!eventReadPosted) {
             postEventRead();
         }
-        submit(); // whatever the endpoints posted during the previous cycle and the completions just now
         return n;
     }
 
@@ -246,8 +247,7 @@ final class UringLoop implements Pollable, Waiter {
         }
         closed = true;
         loop.waiter(Waiter.PARK);
-        ArrayList<UringChannel> left = new ArrayList<>(channels.values());
-        channels.clear();
+        List<UringChannel> left = channels.removeAll();
         for (UringChannel c : left) {
             c.abandon();
         }

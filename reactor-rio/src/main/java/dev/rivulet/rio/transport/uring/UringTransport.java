@@ -44,6 +44,7 @@ public final class UringTransport extends StreamTransport {
     private final int fixedSlots;
     private final boolean zeroCopy;
     private final int zeroCopyMinBytes;
+    private final boolean deferTaskrun;
     private final PerLoop<UringLoop> rings = new PerLoop<>("io_uring", this::startRing);
 
     UringTransport(TransportConfig config) {
@@ -52,6 +53,7 @@ public final class UringTransport extends StreamTransport {
         this.fixedSlots = config.get(UringOptions.FIXED_SLOTS);
         this.zeroCopy = config.get(UringOptions.ZERO_COPY);
         this.zeroCopyMinBytes = config.get(UringOptions.ZERO_COPY_MIN_BYTES);
+        this.deferTaskrun = config.get(UringOptions.DEFER_TASKRUN);
     }
 
     static InetSocketAddress parse(String address) {
@@ -161,7 +163,7 @@ public final class UringTransport extends StreamTransport {
     }
 
     private UringLoop startRing(ProgressLoop loop) {
-        UringLoop r = new UringLoop(loop, ringEntries, fixedSlots, zeroCopy, zeroCopyMinBytes);
+        UringLoop r = new UringLoop(loop, ringEntries, fixedSlots, zeroCopy, zeroCopyMinBytes, deferTaskrun);
         loop.register(r);
         loop.waiter(r);
         return r;
