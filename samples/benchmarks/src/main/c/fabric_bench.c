@@ -1,6 +1,6 @@
 /*
  * fabric_bench: the native libfabric baseline for dev.rivulet.samples.bench.fabric.FabricBenchCli
- * (docs/benchmarks.md, section "libfabric").
+ * (docs/benchmarks.md, "Method").
  *
  *   gcc -O2 -o target/fabric_bench src/main/c/fabric_bench.c -lfabric
  *   target/fabric_bench [-p tcp|sockets|shm] [-w WINDOW] [-W WARMUP] [-d] [-m] stream|write|pingpong SIZE COUNT

@@ -148,11 +148,20 @@ public abstract class LifecycleConformance extends ConformanceBase {
     @Test
     void aBufferUsedAfterOnNextWithoutRetainFailsInsteadOfReadingAnotherMessage() {
         Disposable sending = client().send(sequence(client(), 50, 64)).subscribe(null, e -> { });
+        AtomicLong lent = new AtomicLong();
         StepVerifier.create(server().receive()
+                        .doOnNext(b -> lent.incrementAndGet())
                         .publishOn(Schedulers.boundedElastic()) // no retain(): each buffer is gone once onNext returned
                         .map(b -> {
-                            LockSupport.parkNanos(1_000_000);
-                            return Messages.seq(b);
+                            // Once all 50 were lent, no receive hands a released buffer out again, so the late reader
+                            // must meet the release (a moment later at most) rather than another message.
+                            awaitTrue(() -> lent.get() == 50, "all messages lent");
+                            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                            while (System.nanoTime() < deadline) {
+                                Messages.seq(b);
+                                LockSupport.parkNanos(100_000);
+                            }
+                            return -1L;
                         }))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(InvalidMemoryException.class)
                         .hasMessageContaining("released"))

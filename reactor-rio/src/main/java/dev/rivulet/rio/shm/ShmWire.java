@@ -219,7 +219,7 @@ final class ShmWire implements Wire {
             if (at < 0) {
                 return blockedOnRoom();
             }
-            MemorySegment.copy(b.segment(), 0, conn.out.data(), at, length);
+            MemorySegment.copy(b.capacitySegment(), 0, conn.out.data(), at, length);
             published();
             return DONE;
         }
@@ -229,7 +229,7 @@ final class ShmWire implements Wire {
         }
         conn.out.data().set(ValueLayout.JAVA_LONG, at, length);
         published();
-        transfer = new Transfer(TRANSFER_MESSAGE, op, b.segment(), length, null);
+        transfer = new Transfer(TRANSFER_MESSAGE, op, b.capacitySegment(), length, null);
         pumpTransfer();
         return POSTED;
     }

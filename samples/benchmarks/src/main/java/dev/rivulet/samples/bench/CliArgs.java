@@ -42,18 +42,35 @@ public final class CliArgs {
                 .map(String::trim).map(Integer::parseInt).toList();
     }
 
-    /** The benchmarks document to update: {@code --docs}, docs/benchmarks.md by default, null with --no-docs. */
-    public static Path docs(Map<String, String> o, Path moduleDir) {
-        return o.containsKey("no-docs") ? null
-                : Path.of(o.getOrDefault("docs", moduleDir.resolve("../docs/benchmarks.md").normalize().toString()));
+    /** A side-by-side CLI: it measures, then says what it measured as a Markdown table under a header. */
+    public interface SideBySide {
+        void run() throws Exception;
+
+        /** The lines above the table: machine, command line, how long the whole run took. */
+        String header(double seconds);
+
+        /** The Markdown table and its notes. */
+        String table();
+
+        Results results();
+    }
+
+    /** Runs {@code cli}, prints its header and table and writes the outputs {@code o} asks for. */
+    public static void runAndReport(Map<String, String> o, SideBySide cli) throws Exception {
+        long t0 = System.nanoTime();
+        cli.run();
+        String body = cli.table();
+        System.out.println();
+        System.out.println(cli.header((System.nanoTime() - t0) / 1e9) + body);
+        writeOutputs(o, cli.results(), body);
     }
 
     /**
      * The machine-readable outputs a caller such as {@link dev.rivulet.samples.bench.suite.BenchSuite} asks for:
      * {@code --results PATH}, every recorded run ({@link Results#write}), and {@code --report PATH}, {@code table}
-     * (the Markdown table and its notes) as it appears in the doc block.
+     * (the Markdown table and its notes) as the CLI prints it.
      */
-    public static void writeOutputs(Map<String, String> o, Results results, String table) throws IOException {
+    private static void writeOutputs(Map<String, String> o, Results results, String table) throws IOException {
         if (o.containsKey("results")) {
             results.write(Path.of(o.get("results")));
             System.out.println("wrote " + o.get("results"));

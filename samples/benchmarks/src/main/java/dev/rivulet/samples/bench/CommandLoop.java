@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.function.UnaryOperator;
 
 /**
  * The stdin side of a benchmark node's protocol with {@link ChildJvm}: one answer line per command line, so that the
@@ -22,10 +23,18 @@ public final class CommandLoop {
 
     /** The server's loop: "hot" / "cold" switch the idle strategy; returns when the parent closes stdin (or dies). */
     public static void serve() throws IOException {
+        serve(SwitchableIdle::command);
+    }
+
+    /**
+     * The server's loop with its own control commands: {@code control} answers a whole command line, or returns
+     * null for one it does not know; returns when the parent closes stdin (or dies).
+     */
+    public static void serve(UnaryOperator<String> control) throws IOException {
         BufferedReader in = stdin();
         String line;
         while ((line = in.readLine()) != null) {
-            String r = SwitchableIdle.command(line.trim());
+            String r = control.apply(line.trim());
             System.out.println(r != null ? r : "ERROR unknown command " + line);
             System.out.flush();
         }
@@ -36,6 +45,14 @@ public final class CommandLoop {
      * answers "ERROR message" (its stack trace goes to stderr) and the loop goes on. Returns on "quit" or end of stdin.
      */
     public static void run(Measurements measurements) throws IOException {
+        run(SwitchableIdle::command, measurements);
+    }
+
+    /**
+     * {@link #run(Measurements)} with the node's own control commands: {@code control} answers a whole command line
+     * before it is taken for a measurement, or returns null for one it does not know.
+     */
+    public static void run(UnaryOperator<String> control, Measurements measurements) throws IOException {
         BufferedReader in = stdin();
         String line;
         while ((line = in.readLine()) != null) {
@@ -46,7 +63,7 @@ public final class CommandLoop {
             if (w[0].equals("quit")) {
                 break;
             }
-            String hc = SwitchableIdle.command(w[0]);
+            String hc = control.apply(line.trim());
             if (hc != null) {
                 System.out.println(hc);
                 System.out.flush();

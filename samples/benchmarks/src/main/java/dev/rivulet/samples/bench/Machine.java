@@ -157,4 +157,16 @@ public final class Machine {
             return "(unknown)";
         }
     }
+
+    /**
+     * The report line naming the build measured ({@code label}, or the git HEAD of {@code moduleDir}) and how long
+     * the measurements waited for a quiet machine.
+     */
+    public String provenance(String label, Path moduleDir) {
+        return String.format(Locale.ROOT, "Build: %s. Waited %.0f s in total for the shared machine to quieten "
+                        + "(other processes below 25 %% of the CPUs) before measurements%s.%n%n",
+                label != null ? label : "repository HEAD " + gitHead(moduleDir), waitedSeconds(),
+                busyMeasurements() == 0 ? "; none ran while it was busier"
+                        : "; " + busyMeasurements() + " measurement(s) ran while it was busier (waits gave up)");
+    }
 }

@@ -22,20 +22,20 @@ import static dev.rivulet.samples.bench.Results.KIB;
 import static dev.rivulet.samples.bench.Results.sizeName;
 
 /**
- * Side-by-side libfabric benchmark (issue 3): a native C libfabric program and Rivulet over the same provider, in one
- * invocation, each measurement repeated {@code --runs} times, medians and spread printed as a table and written to
- * the "libfabric" section of {@code docs/benchmarks.md}.
+ * Side-by-side libfabric benchmark: a native C libfabric program and Rivulet over the same provider, in one
+ * invocation, each measurement repeated {@code --runs} times, medians and spread printed as a table
+ * ({@code bin/bench} puts it into {@code docs/benchmarks.md} with its charts).
  *
  * <pre>
  * . bin/env.sh
  * ./mvnw -B -ntp -pl samples/benchmarks -am install -DskipTests
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.fabric.FabricBenchCli [--provider tcp|sockets|shm]
- *      [--runs 5] [--idle spin|default] [--scale 1.0] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs]
- *      [--results PATH] [--report PATH] [--no-targets]
+ *      [--runs 5] [--idle spin|default] [--scale 1.0] [--sizes 64,4096,65536,1048576] [--results PATH]
+ *      [--report PATH] [--no-targets]
  * </pre>
  *
  * <p>{@code --results} also writes every recorded run as a tab-separated file ({@link Results#write}) and
- * {@code --report} the table with its notes (the doc block without its dated header) as Markdown, for
+ * {@code --report} the table with its notes (what it prints, without the dated header) as Markdown, for
  * {@link dev.rivulet.samples.bench.suite.BenchSuite}. {@code --no-targets} reports the ratios without judging them
  * (the suite runs the deprecated {@code sockets} provider that way, as a compatibility check).
  *
@@ -47,7 +47,7 @@ import static dev.rivulet.samples.bench.Results.sizeName;
  * Every child gets {@code FI_TCP_IFACE=lo} and {@code FI_SOCKETS_IFACE=lo} (unless set already) so the providers
  * bind to loopback.
  */
-public final class FabricBenchCli {
+public final class FabricBenchCli implements CliArgs.SideBySide {
 
     /** Every child gets these unless set already, so the providers bind to loopback. */
     static final Map<String, String> LOOPBACK = Map.of("FI_TCP_IFACE", "lo", "FI_SOCKETS_IFACE", "lo");
@@ -73,7 +73,6 @@ public final class FabricBenchCli {
     private final double scale;
     private final List<Integer> sizes;
     private final Set<String> modes;
-    private final Path docs;
     private final Path moduleDir;
     private final Results results = new Results();
     private final String commandLine;
@@ -96,7 +95,6 @@ public final class FabricBenchCli {
         this.modes = Set.of(o.getOrDefault("modes", "stream,write,write-each,pingpong,netty,stream-rndv")
                 .split(","));
         this.moduleDir = moduleDir;
-        this.docs = CliArgs.docs(o, moduleDir);
         this.commandLine = commandLine;
         this.rendezvous = !o.containsKey("no-rendezvous");
         this.machine = new Machine(!o.containsKey("no-quiet-gate"), 120, Long.MAX_VALUE); // no cap on the sum
@@ -114,39 +112,17 @@ public final class FabricBenchCli {
         }
     }
 
-    /** The doc block this configuration writes: provider:idle, then the data progress and receive depth if set. */
-    String docKey() {
-        return provider + ":" + idle + (progress.equals("provider") ? "" : ":" + progress)
-                + (receiveDepth == null ? "" : ":rq" + receiveDepth);
-    }
-
     public static void main(String[] args) throws Exception {
         Map<String, String> o = Options.parse(args, 0);
         if (o.containsKey("help")) {
             System.out.println("usage: FabricBenchCli [--provider tcp|sockets|shm] [--runs N] [--idle spin|default] "
-                    + "[--scale F] [--sizes 64,4096,65536,1048576] [--docs PATH | --no-docs] [--no-rendezvous] "
+                    + "[--scale F] [--sizes 64,4096,65536,1048576] [--no-rendezvous] "
                     + "[--no-quiet-gate] [--label TEXT] [--modes stream,write,write-each,pingpong,netty,stream-rndv] "
                     + "[--progress provider|manual] [--receive-depth N] [--results PATH] [--report PATH] "
                     + "[--no-targets]");
             return;
         }
-        FabricBenchCli cli = new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args));
-        // A partial table (--modes) or one without verdicts (--no-targets) must not replace the recorded block.
-        boolean partial = o.containsKey("modes") || o.containsKey("no-targets");
-        if (cli.docs != null && partial) {
-            System.out.println("# --modes or --no-targets: docs/benchmarks.md is left as it is");
-        }
-        long t0 = System.nanoTime();
-        cli.run();
-        String body = cli.table();
-        String table = cli.header((System.nanoTime() - t0) / 1e9) + body;
-        System.out.println();
-        System.out.println(table);
-        if (cli.docs != null && !partial) {
-            FabricBenchDoc.DOC.update(cli.docs, cli.docKey(), table);
-            System.out.println("updated " + cli.docs);
-        }
-        CliArgs.writeOutputs(o, cli.results, body);
+        CliArgs.runAndReport(o, new FabricBenchCli(o, CliArgs.moduleDir("fabric_bench.c"), CliArgs.commandLine(args)));
     }
 
     // ============================================================================================== plan
@@ -180,7 +156,13 @@ public final class FabricBenchCli {
         return Math.max(64 * KIB, size);
     }
 
-    private void run() throws Exception {
+    @Override
+    public Results results() {
+        return results;
+    }
+
+    @Override
+    public void run() throws Exception {
         nativeProgram = NativeProgram.compile(moduleDir, "fabric_bench", "-lfabric", LOOPBACK);
         // Configurations (eager size, queue depth): everything up to 64 KiB shares the default eager size; larger
         // messages get an eager size of their own and a shallower queue. With --rendezvous (default on), larger
@@ -311,10 +293,11 @@ public final class FabricBenchCli {
     }
 
     /**
-     * What ran, when, on what and how long it waited for the machine: the dated paragraphs that open the doc block,
-     * above {@link #table()}.
+     * What ran, when, on what and how long it waited for the machine: the dated paragraphs printed above
+     * {@link #table()}.
      */
-    String header(double seconds) {
+    @Override
+    public String header(double seconds) {
         StringBuilder b = new StringBuilder();
         String idleText = idle.equals("spin")
                 ? "busy-polling progress threads during each Rivulet measurement (like the native program), the "
@@ -334,17 +317,13 @@ public final class FabricBenchCli {
                 provider, entry, idleText, runs, seconds, LocalDate.now(), Runtime.getRuntime().availableProcessors(),
                 machine.loadAverages(),
                 commandLine));
-        b.append(String.format(Locale.ROOT, "Build: %s. Waited %.0f s in total for the shared machine to quieten "
-                        + "(other processes below 25 %% of the CPUs) before measurements%s.%n%n",
-                label != null ? label : "repository HEAD " + Machine.gitHead(moduleDir), machine.waitedSeconds(),
-                machine.busyMeasurements() == 0 ? "; none ran while it was busier"
-                        : "; " + machine.busyMeasurements() + " measurement(s) ran while it was busier (waits timed "
-                        + "out)"));
+        b.append(machine.provenance(label, moduleDir));
         return b.toString();
     }
 
     /** The result table and the notes under it (allocation, counts, targets), without dates. */
-    String table() {
+    @Override
+    public String table() {
         StringBuilder b = new StringBuilder();
         b.append("| measurement | size | unit | native median | native min .. max | Rivulet median "
                 + "| Rivulet min .. max | Rivulet / native | target | met? |\n");

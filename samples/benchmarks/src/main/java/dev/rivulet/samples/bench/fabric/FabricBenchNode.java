@@ -7,25 +7,23 @@ import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.memory.Access;
-import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
-import dev.rivulet.samples.bench.ClientSide;
 import dev.rivulet.samples.bench.CommandLoop;
 import dev.rivulet.samples.bench.NettyFrameGen;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
 import dev.rivulet.samples.bench.SeqCounter;
-import dev.rivulet.samples.bench.ServerSide;
 import dev.rivulet.samples.bench.SwitchableIdle;
+import dev.rivulet.samples.bench.TargetClientSide;
+import dev.rivulet.samples.bench.TargetServerSide;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
-import org.reactivestreams.Subscription;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SynchronousSink;
 import reactor.netty.Connection;
@@ -45,12 +43,9 @@ import java.util.concurrent.TimeUnit;
 
 import static dev.rivulet.samples.bench.BenchWire.ACK;
 import static dev.rivulet.samples.bench.BenchWire.LAST;
-import static dev.rivulet.samples.bench.BenchWire.TARGET;
 import static dev.rivulet.samples.bench.BenchWire.allocated;
-import static dev.rivulet.samples.bench.BenchWire.header;
 import static dev.rivulet.samples.bench.BenchWire.seq;
 import static dev.rivulet.samples.bench.BenchWire.type;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * One side of the Rivulet half of {@link FabricBenchCli}, run in a JVM of its own so that client and server are two
@@ -129,7 +124,8 @@ public final class FabricBenchNode {
         MemoryRegion target = t.memory().register(arena.allocate(eager, 4096), Access.REMOTE_WRITE,
                 Access.REMOTE_READ);
         l.accepted().subscribe(ep -> ep.receive().subscribe(new TargetServerSide(ep,
-                ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote().toBytes())));
+                ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote().toBytes(),
+                FabricBenchNode::report)));
         DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
                 .handle((in, out) -> {
@@ -145,26 +141,6 @@ public final class FabricBenchNode {
         t.dispose();
         target.close();
         System.exit(0);
-    }
-
-    /** The server's {@code receive()} subscriber, which first tells the client where to put: the TARGET message. */
-    static final class TargetServerSide extends ServerSide {
-        private final byte[] targetHandle;
-
-        TargetServerSide(Endpoint ep, byte[] targetHandle) {
-            super(ep, FabricBenchNode::report);
-            this.targetHandle = targetHandle;
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            super.onSubscribe(s);
-            Buffer b = ep.memory().allocate(8 + targetHandle.length);
-            MemorySegment seg = b.capacitySegment();
-            seg.set(JAVA_LONG_UNALIGNED, 0, header(TARGET, targetHandle.length));
-            MemorySegment.copy(MemorySegment.ofArray(targetHandle), 0, seg, 8, targetHandle.length);
-            ep.send(b).subscribe(null, report);
-        }
     }
 
     /** The Reactor Netty server's per-connection handler: the same protocol over 64-byte frames. */
@@ -193,7 +169,7 @@ public final class FabricBenchNode {
                                int nettyPort) throws Exception {
         Transport t = Transports.open("libfabric", config);
         Endpoint ep = t.connect(address).block(TIMEOUT);
-        TargetClientSide cs = new TargetClientSide();
+        TargetClientSide cs = new TargetClientSide(FabricBenchNode::report);
         ep.receive().subscribe(cs);
         RemoteMemory target = cs.target.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         Arena arena = Arena.ofShared();
@@ -218,31 +194,6 @@ public final class FabricBenchNode {
         t.dispose();
         source.close();
         System.exit(0);
-    }
-
-    /** The client's {@code receive()} subscriber, which also takes the server's TARGET: where to put. */
-    static final class TargetClientSide extends ClientSide {
-        final CompletableFuture<RemoteMemory> target = new CompletableFuture<>();
-
-        TargetClientSide() {
-            super(FabricBenchNode::report);
-        }
-
-        @Override
-        protected void onOther(long h, MemorySegment seg, Buffer b) {
-            if (type(h) != TARGET) {
-                super.onOther(h, seg, b);
-                return;
-            }
-            byte[] handle = seg.asSlice(8, seq(h)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            target.complete(RemoteMemory.fromBytes(handle));
-        }
-
-        @Override
-        protected void fail(Throwable e) {
-            target.completeExceptionally(e);
-            super.fail(e);
-        }
     }
 
     static final class NettyClient {

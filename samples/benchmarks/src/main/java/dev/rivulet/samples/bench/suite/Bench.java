@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /** One transport configuration the suite measures: whether it can run here, and running it. */
-sealed interface Bench permits FabricBench, UringBench, LocalBench {
+sealed interface Bench permits FabricBench, ShmBench, UringBench, LocalBench {
 
-    /** Short name for files and markers: "tcp", "uring-default", "local". */
+    /** Short name for files and markers: "tcp", "rivulet-shm", "uring-default", "local". */
     String id();
 
-    /** The {@code --only} name that selects it: "tcp", "uring", "local". */
+    /** The {@code --only} name that selects it: "tcp", "rivulet-shm", "uring", "local". */
     String transport();
 
     /** Short name for chart titles: "libfabric tcp", "io_uring, default idle strategy". */
@@ -32,9 +32,11 @@ sealed interface Bench permits FabricBench, UringBench, LocalBench {
         List<Bench> all = new ArrayList<>();
         all.add(new FabricBench("tcp", false));
         all.add(new FabricBench("shm", false));
+        all.add(new ShmBench());
         all.add(new FabricBench("sockets", true));
         all.add(new UringBench("default"));
         all.add(new UringBench("spin"));
+        all.add(new UringBench("blocking"));
         all.add(new LocalBench());
         return all.stream().filter(b -> o.runs(b.transport())).toList();
     }

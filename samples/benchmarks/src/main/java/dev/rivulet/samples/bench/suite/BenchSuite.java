@@ -14,13 +14,14 @@ import java.util.Optional;
 
 /**
  * Every transport available on this machine, side by side with the baselines its benchmark already uses, in one
- * command ({@code bin/bench}): libfabric {@code tcp} and {@code shm} with {@code FabricBenchCli}, io_uring with
- * {@code UringBenchCli} in both idle modes, and the {@code local} transport's JMH benchmark and {@code IdleCpu}.
+ * command ({@code bin/bench}): libfabric {@code tcp} and {@code shm} with {@code FabricBenchCli}, Rivulet's own
+ * {@code shm://} ({@code rivulet-shm}) with {@code ShmBenchCli}, io_uring with {@code UringBenchCli} with each idle
+ * strategy, and the {@code local} transport's JMH benchmark and {@code IdleCpu}.
  * What cannot run here is skipped with the reason. Each transport's table and charts ({@code docs/benchmarks/*.png})
  * go into the generated section of {@code docs/benchmarks.md} ({@link SuiteSection}).
  *
  * <pre>
- * bin/bench [--quick] [--only tcp,shm,sockets,uring,local] [--runs N] [--scale F] [--no-quiet-gate]
+ * bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F] [--no-quiet-gate]
  *           [--docs PATH] [--charts DIR] [--work DIR]
  * </pre>
  *

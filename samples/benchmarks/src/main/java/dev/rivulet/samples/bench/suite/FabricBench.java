@@ -76,8 +76,6 @@ record FabricBench(String provider, boolean compatibility) implements Bench {
             args.add("--no-targets");
         }
         args.addAll(o.cliArgs());
-        // The CLI's own blocks in docs/benchmarks.md are left as they are: the suite writes its own section.
-        args.add("--no-docs");
         CliOutputs out = CliOutputs.in(o.work(), id());
         CliRun.run(FabricBenchCli.class, List.of(), out.appendTo(args), o.repoRoot());
         return new BenchReport(id(), name(), title(), about(), out.readResults(), out.readTable(),

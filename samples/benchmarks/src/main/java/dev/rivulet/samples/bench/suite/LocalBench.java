@@ -165,7 +165,10 @@ record LocalBench() implements Bench {
         return m;
     }
 
-    /** The results as a Markdown table in the format of the hand-written local results, and notes under it. */
+    /**
+     * The results as a Markdown table (per size: mean and JMH error, median, min .. max, allocation per message), and
+     * notes under it.
+     */
     static String table(Results r, Settings s) {
         StringBuilder b = new StringBuilder();
         b.append("| message size | mean ± JMH error (99.9 %), msgs/s | median, msgs/s | min .. max of the "

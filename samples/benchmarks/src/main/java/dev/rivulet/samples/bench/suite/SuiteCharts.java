@@ -43,7 +43,12 @@ final class SuiteCharts {
     private static final Map<String, Look> LOOKS = Map.of(
             "rivulet", new Look(new Color(31, 119, 180), SeriesMarkers.CIRCLE),
             "native", new Look(new Color(255, 127, 14), SeriesMarkers.DIAMOND),
-            "netty", new Look(new Color(44, 160, 44), SeriesMarkers.SQUARE));
+            "netty", new Look(new Color(44, 160, 44), SeriesMarkers.SQUARE),
+            "native-bound", new Look(new Color(214, 39, 40), SeriesMarkers.TRIANGLE_UP),
+            "fabric-shm", new Look(new Color(148, 103, 189), SeriesMarkers.SQUARE),
+            "aeron", new Look(new Color(23, 190, 207), SeriesMarkers.DIAMOND),
+            "memcpy", new Look(new Color(127, 127, 127), SeriesMarkers.TRIANGLE_UP),
+            "memcpy-c", new Look(new Color(188, 189, 34), SeriesMarkers.TRIANGLE_DOWN));
 
     private static final Font TITLE = new Font(Font.SANS_SERIF, Font.BOLD, 15);
     private static final Font TEXT = new Font(Font.SANS_SERIF, Font.PLAIN, 13);

@@ -28,18 +28,22 @@ import java.util.Set;
 public record SuiteOptions(Set<String> only, boolean quick, Integer runs, Double scale, boolean quietGate,
                            Path repoRoot, Path docs, Path charts, Path work) {
 
-    /** Every transport the suite knows, in the order it runs and documents them. */
-    public static final List<String> TRANSPORTS = List.of("tcp", "shm", "sockets", "uring", "local");
+    /**
+     * Every transport the suite knows, in the order it runs and documents them: {@code shm} is libfabric's shm
+     * provider, {@code rivulet-shm} Rivulet's own {@code shm://} transport.
+     */
+    public static final List<String> TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "sockets", "uring", "local");
 
     /** What runs without --only: {@code sockets} (deprecated upstream) only when asked for. */
-    public static final List<String> DEFAULT_TRANSPORTS = List.of("tcp", "shm", "uring", "local");
+    public static final List<String> DEFAULT_TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "uring", "local");
 
     static final String USAGE = """
-            usage: bin/bench [--quick] [--only tcp,shm,sockets,uring,local] [--runs N] [--scale F] [--no-quiet-gate]
-                             [--docs PATH] [--charts DIR] [--work DIR]
+            usage: bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F]
+                             [--no-quiet-gate] [--docs PATH] [--charts DIR] [--work DIR]
               --quick          one run each, a tenth of the messages, short JMH iterations: checks that it all works
-              --only LIST      transports to run (default tcp,shm,uring,local; sockets is a compatibility run)
-              --runs N         recorded runs per measurement of the side-by-side CLIs (default: theirs, 5 and 3)
+              --only LIST      transports to run (default tcp,shm,rivulet-shm,uring,local; sockets is a
+                               compatibility run); shm is libfabric's shm provider, rivulet-shm Rivulet's shm://
+              --runs N         recorded runs per measurement of the side-by-side CLIs (default: theirs, 5 or 3)
               --scale F        message counts x F for the side-by-side CLIs
               --no-quiet-gate  do not wait for the shared machine to quieten before measurements (--quick implies it)
               --docs PATH      Markdown file with the generated section (default docs/benchmarks.md)

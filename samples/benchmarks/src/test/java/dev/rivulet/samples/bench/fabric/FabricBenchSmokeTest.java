@@ -30,20 +30,4 @@ class FabricBenchSmokeTest {
         assertThat(gcc.exitValue()).as(log).isZero();
         assertThat(out).isExecutable();
     }
-
-    @Test
-    void docsBlockReplacesPlaceholderThenOnlyItsOwnBlock() {
-        String doc = "# Benchmarks\n\nintro\n\n## libfabric (issue 3)\n\nNot measured yet. Later.\n\n"
-                + "## io_uring / Reactor Netty (issue 4)\n\nNot measured yet.\n";
-        String first = FabricBenchDoc.DOC.updated(doc, "tcp:spin", "| table one |");
-        assertThat(first).contains("| table one |").contains("Native baseline").doesNotContain("Later.")
-                .contains("## io_uring / Reactor Netty (issue 4)\n\nNot measured yet.\n").startsWith("# Benchmarks");
-        String withNotes = first.replace("<!-- fabric-bench:tcp:spin:end -->\n",
-                "<!-- fabric-bench:tcp:spin:end -->\nHand-written notes.\n");
-        String second = FabricBenchDoc.DOC.updated(withNotes, "tcp:spin", "| table two |");
-        assertThat(second).contains("| table two |").doesNotContain("| table one |").contains("Hand-written notes.");
-        String third = FabricBenchDoc.DOC.updated(second, "sockets:spin", "| sockets |");
-        assertThat(third).contains("| table two |").contains("| sockets |").contains("Hand-written notes.");
-        assertThat(third.indexOf("| sockets |")).isLessThan(third.indexOf("## io_uring"));
-    }
 }

@@ -88,7 +88,7 @@ class SuiteChartsAndSectionTest {
     static BenchReport tcp() {
         return new BenchReport("tcp", "libfabric tcp", "libfabric `tcp`: Rivulet against native libfabric",
                 "About tcp.", fabricResults(), "| measurement | native median |\n|---|---:|\n| streaming send | 1 |\n",
-                "java -cp x FabricBenchCli --provider tcp --no-docs", "bin/bench --only tcp",
+                "java -cp x FabricBenchCli --provider tcp", "bin/bench --only tcp",
                 new ChartPlan.Transport(List.of(new Line("Rivulet send", "rivulet", "stream", false),
                         new Line("native fi_send", "native", "stream", false),
                         new Line("Rivulet put", "rivulet", "write", true),
@@ -101,7 +101,7 @@ class SuiteChartsAndSectionTest {
         return new BenchReport("uring-default", "io_uring, default idle strategy", "io_uring, default idle",
                 "About io_uring.", uringResults(),
                 "| measurement | Rivulet / Netty |\n|---|---:|\n| streaming | 0.5 |\n",
-                "java -cp x UringBenchCli --idle default --no-docs", "bin/bench --only uring",
+                "java -cp x UringBenchCli --idle default", "bin/bench --only uring",
                 new ChartPlan.Transport(List.of(new Line("Rivulet io_uring", "rivulet", "stream", false),
                         new Line("Reactor Netty", "netty", "stream", false),
                         new Line("plain C", "native", "stream", false)),
@@ -163,7 +163,7 @@ class SuiteChartsAndSectionTest {
                 "(benchmarks/tcp-latency.png)", "(benchmarks/uring-default-throughput.png)",
                 "(benchmarks/uring-default-latency.png)", "(benchmarks/local-jmh.png)");
         assertThat(out).contains("Machine: " + MACHINE + ".", "Reproduce: `bin/bench --only tcp` (it runs "
-                + "`java -cp x FabricBenchCli --provider tcp --no-docs`)");
+                + "`java -cp x FabricBenchCli --provider tcp`)");
         assertThat(out.indexOf("bench-suite:tcp:begin")).isLessThan(out.indexOf("bench-suite:uring-default:begin"));
         assertThat(out.indexOf("bench-suite:uring-default:begin")).isLessThan(out.indexOf("bench-suite:local:begin"));
     }
