@@ -131,6 +131,13 @@ final class ShmWire implements Wire {
     private final ArrayDeque<Object> awaiting = new ArrayDeque<>();
     private long nextRequestId = 1;
     private int mapRequests;
+    /**
+     * At most one staged transfer runs each way, so the one this side writes and an arriving staged message keep their
+     * state in these, reused, and large messages allocate nothing. An arriving staged put or get answer takes an
+     * {@link Incoming} of its own (one object per one-sided operation).
+     */
+    private final Transfer outgoingTransfer = new Transfer();
+    private final Incoming incomingMessage = new Incoming();
     private final Map<Long, MappedWindow> mapped = new HashMap<>();
     private final Map<Long, MappedWindow> mappedById = new HashMap<>();
     /** Keys whose grant the owner would not let this side map: never asked again. */
@@ -229,7 +236,7 @@ final class ShmWire implements Wire {
         }
         conn.out.data().set(ValueLayout.JAVA_LONG, at, length);
         published();
-        transfer = new Transfer(TRANSFER_MESSAGE, op, b.capacitySegment(), length, null);
+        transfer = outgoingTransfer.set(TRANSFER_MESSAGE, op, b.capacitySegment(), length, null);
         pumpTransfer();
         return POSTED;
     }
@@ -386,7 +393,7 @@ final class ShmWire implements Wire {
                 if (mode == Records.INLINE) {
                     MemorySegment.copy(op.local().segment(), 0, d, at + Records.RMA_REQUEST_BYTES, n);
                 } else if (mode == Records.STAGED_DATA) {
-                    transfer = new Transfer(TRANSFER_PUT, op, op.local().segment(), n, null);
+                    transfer = outgoingTransfer.set(TRANSFER_PUT, op, op.local().segment(), n, null);
                 }
             }
             case GET -> {
@@ -773,7 +780,7 @@ final class ShmWire implements Wire {
             return false;
         }
         slots--;
-        Incoming in = new Incoming(TRANSFER_MESSAGE, total);
+        Incoming in = incomingMessage.set(TRANSFER_MESSAGE, total);
         in.word = word;
         in.buffer = b;
         in.destination = b.capacitySegment();
@@ -896,7 +903,7 @@ final class ShmWire implements Wire {
                 answer(g != null ? Records.OK : Records.REFUSED, id);
                 return;
             }
-            Incoming in = new Incoming(TRANSFER_PUT, n);
+            Incoming in = new Incoming().set(TRANSFER_PUT, n);
             in.id = id;
             in.grant = g;
             in.destinationOffset = g != null ? g.offsetOf(address) : 0;
@@ -1154,7 +1161,7 @@ final class ShmWire implements Wire {
                 at = conn.out.claim(a.kind, a.id, 8);
                 if (at >= 0) {
                     d.set(ValueLayout.JAVA_LONG, at, a.length);
-                    transfer = new Transfer(TRANSFER_GET_ANSWER, null, a.grant.window(), a.length, a.grant);
+                    transfer = outgoingTransfer.set(TRANSFER_GET_ANSWER, null, a.grant.window(), a.length, a.grant);
                     transfer.sourceOffset = a.offset;
                     transfer.id = a.id;
                 }
@@ -1217,7 +1224,7 @@ final class ShmWire implements Wire {
             case Records.STAGED -> {
                 long total = fixed(d, at, length, 8);
                 expect(op, kind, op.kind() == OpKind.GET && total == op.local().length() && total > 0);
-                Incoming in = new Incoming(TRANSFER_GET_ANSWER, total);
+                Incoming in = new Incoming().set(TRANSFER_GET_ANSWER, total);
                 in.op = op;
                 in.destination = op.local().segment();
                 incoming = in;
@@ -1481,30 +1488,36 @@ final class ShmWire implements Wire {
 
     /** The staged transfer this side is writing. */
     private static final class Transfer {
-        final int purpose;
-        final Op op;
-        final MemorySegment source;
-        final long total;
-        final Grant grant;
+        int purpose;
+        Op op;
+        MemorySegment source;
+        long total;
+        Grant grant;
         long sourceOffset;
         long done;
         long id;
         long pendingPosition;
         int pendingLength;
 
-        Transfer(int purpose, Op op, MemorySegment source, long total, Grant grant) {
+        Transfer set(int purpose, Op op, MemorySegment source, long total, Grant grant) {
             this.purpose = purpose;
             this.op = op;
             this.source = source;
             this.total = total;
             this.grant = grant;
+            sourceOffset = 0;
+            done = 0;
+            id = 0;
+            pendingPosition = 0;
+            pendingLength = 0;
+            return this;
         }
     }
 
     /** The staged transfer this side is reading. */
     private static final class Incoming {
-        final int purpose;
-        final long total;
+        int purpose;
+        long total;
         long done;
         long word;
         long id;
@@ -1515,9 +1528,19 @@ final class ShmWire implements Wire {
         long destinationOffset;
         boolean refused;
 
-        Incoming(int purpose, long total) {
+        Incoming set(int purpose, long total) {
             this.purpose = purpose;
             this.total = total;
+            done = 0;
+            word = 0;
+            id = 0;
+            buffer = null;
+            op = null;
+            grant = null;
+            destination = null;
+            destinationOffset = 0;
+            refused = false;
+            return this;
         }
     }
 }

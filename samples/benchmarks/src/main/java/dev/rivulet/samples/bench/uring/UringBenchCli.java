@@ -44,8 +44,8 @@ import static dev.rivulet.samples.bench.Results.value;
  * {@link dev.rivulet.samples.bench.suite.BenchSuite}.
  *
  * <p>What runs where: the plain C baseline is {@code samples/benchmarks/src/main/c/tcp_bench.c}, compiled here with
- * {@code gcc -O2 -o target/tcp_bench src/main/c/tcp_bench.c} (in {@code samples/benchmarks/}); each of its measurements is one
- * invocation, which forks the receiving process. Rivulet and Reactor Netty run between two further JVMs started with
+ * {@code gcc -O2 -o target/tcp_bench src/main/c/tcp_bench.c} (in {@code samples/benchmarks/}); each of its
+ * measurements is one invocation, which forks the receiving process. Rivulet and Reactor Netty run between two further JVMs started with
  * this JVM's classpath ({@link UringBenchNode} server and client), kept for the whole invocation. This JVM only
  * orchestrates.
  */
@@ -99,7 +99,7 @@ public final class UringBenchCli implements CliArgs.SideBySide {
         if (o.containsKey("help")) {
             System.out.println("usage: UringBenchCli [--runs N] [--idle default|spin|blocking] [--scale F] "
                     + "[--sizes 64,4096,65536,1048576] [--max-wait SECONDS] "
-                    + "[--no-quiet-gate] [--label TEXT] [--uring uring.option=value,...] [--results PATH] "
+                    + "[--no-quiet-gate] [--label TEXT] [--depth N] [--uring uring.option=value,...] [--results PATH] "
                     + "[--report PATH]");
             return;
         }
@@ -222,8 +222,8 @@ public final class UringBenchCli implements CliArgs.SideBySide {
             idleText += "; Rivulet transport options `" + uringOptions + "`";
         }
         b.append(String.format(Locale.ROOT, "Loopback, %s; Reactor Netty channel `%s`; %d recorded runs of each "
-                        + "measurement after one untimed pass of every JVM measurement; whole invocation %.0f s. Taken %s "
-                        + "on %d vCPUs, load average before/after %s. Command: `UringBenchCli %s`.%n%n",
+                        + "measurement after one untimed pass of every JVM measurement; whole invocation %.0f s. "
+                        + "Taken %s on %d vCPUs, load average before/after %s. Command: `UringBenchCli %s`.%n%n",
                 idleText, nettyTransport, runs, seconds, LocalDate.now(), Runtime.getRuntime().availableProcessors(),
                 machine.loadAverages(), commandLine));
         b.append(machine.provenance(label, moduleDir));
@@ -272,13 +272,14 @@ public final class UringBenchCli implements CliArgs.SideBySide {
             String target = idle.equals("spin") ? "≤ 1.5 × C bound" : "≤ 1 × Netty";
             String ok = idle.equals("spin") ? verdict(vsBound <= 1.5, "C bound", "ping-pong", met, missed)
                     : verdict(vsNetty <= 1.0, "Netty", "ping-pong", met, missed);
-            b.append(String.format(Locale.ROOT, "| ping-pong, median round trip (lower is better) | 64 B | µs | %s | %s "
-                            + "| %s | %s | %.2f | %.2f | %s | %s |%n", cell(rp, "us"), cell(np, "us"), cell(cp, "us"),
+            b.append(String.format(Locale.ROOT, "| ping-pong, median round trip (lower is better) | 64 B | µs "
+                            + "| %s | %s | %s | %s | %.2f | %.2f | %s | %s |%n", cell(rp, "us"), cell(np, "us"), cell(cp, "us"),
                     cell(bp, "us"), vsNetty, vsBound, target, ok));
         }
         b.append('\n');
         b.append("C bound: the same bytes written in 256 KiB `send`s (streaming, 64 KiB and up), and both sides "
-                + "busy-polling a non-blocking `recv` (ping-pong). Plain C: one `send` per message, blocking `recv`.\n\n");
+                + "busy-polling a non-blocking `recv` (ping-pong). Plain C: one `send` per message, blocking "
+                + "`recv`.\n\n");
         b.append("Allocation on the Java heap per message (all threads of each JVM, "
                 + "`ThreadMXBean.getTotalThreadAllocatedBytes` around the timed phase), medians, sending JVM / "
                 + "receiving JVM:");
