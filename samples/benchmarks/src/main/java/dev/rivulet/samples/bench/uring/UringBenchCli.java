@@ -108,9 +108,13 @@ public final class UringBenchCli implements CliArgs.SideBySide {
 
     // ============================================================================================== plan
 
-    /** Messages (or round trips) per measurement, chosen so that one takes roughly 0.2 to 1 s here. */
+    /**
+     * Messages (or round trips) per measurement, chosen so that a Rivulet or Netty stream takes about 0.2 to 0.5 s here
+     * (the plain C program, one system call per message, takes seconds at the small sizes). Streams of well under
+     * 0.1 s measured both JVM implementations far below their rate (4 KiB at about half): ramp-up decided the figure.
+     */
     long count(String mode, int size) {
-        long n = mode.equals("pingpong") ? 10_000 : size <= 64 ? 200_000 : size <= 4 * KIB ? 100_000
+        long n = mode.equals("pingpong") ? 10_000 : size <= 64 ? 1_000_000 : size <= 4 * KIB ? 500_000
                 : size <= 64 * KIB ? 20_000 : 1_500;
         return Math.max(mode.equals("pingpong") ? 20 : 10, Math.round(n * scale));
     }
