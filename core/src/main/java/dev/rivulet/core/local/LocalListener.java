@@ -1,19 +1,13 @@
 package dev.rivulet.core.local;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
+import dev.rivulet.core.engine.AbstractListener;
 
 /** A bound {@code local://name}; connecting endpoints are queued until its subscriber takes them. */
-final class LocalListener implements Listener {
+final class LocalListener extends AbstractListener {
 
     private final LocalTransport transport;
     private final String name;
-    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
-    private volatile boolean isDisposed;
 
     LocalListener(LocalTransport transport, String name) {
         this.transport = transport;
@@ -25,8 +19,8 @@ final class LocalListener implements Listener {
     }
 
     /** Offers an accepted endpoint; false once disposed. */
-    synchronized boolean accept(Endpoint e) {
-        return !isDisposed && accepted.tryEmitNext(e).isSuccess();
+    boolean accept(Endpoint e) {
+        return offer(e);
     }
 
     @Override
@@ -35,28 +29,7 @@ final class LocalListener implements Listener {
     }
 
     @Override
-    public Flux<Endpoint> accepted() {
-        return accepted.asFlux();
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return disposed.asMono();
-    }
-
-    @Override
-    public synchronized void dispose() {
-        if (isDisposed) {
-            return;
-        }
-        isDisposed = true;
+    protected void stop() {
         LocalFabric.unbind(name, this);
-        accepted.tryEmitComplete();
-        disposed.tryEmitEmpty();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return isDisposed;
     }
 }

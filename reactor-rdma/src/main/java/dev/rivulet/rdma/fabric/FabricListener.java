@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.handshake.AdmissionControl;
 import dev.rivulet.core.handshake.Handshake;
@@ -11,9 +11,6 @@ import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -38,7 +35,7 @@ import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
  * waiting. A set-up thread returns the ticket, closes the socket and lets go of the fabric endpoint on every path
  * but success, errors included.
  */
-final class FabricListener implements Listener {
+final class FabricListener extends AbstractListener {
 
     private static final Logger log = LoggerFactory.getLogger(FabricListener.class);
     private static final long MIN_BACKOFF_MS = 5;
@@ -51,9 +48,6 @@ final class FabricListener implements Listener {
     private final SecuritySettings security;
     private final AdmissionControl admission;
     private final ThreadFactory setUpThreads;
-    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
-    private volatile boolean isDisposed;
     /** Accept-thread only: when the next accept failure may be logged, and how many were left out since. */
     private long nextFailureLog;
     private boolean failureLogged;
@@ -86,12 +80,12 @@ final class FabricListener implements Listener {
     private void acceptLoop() {
         try {
             long backoff = 0;
-            while (!isDisposed) {
+            while (!isDisposed()) {
                 try {
                     acceptOne();
                     backoff = 0;
                 } catch (Throwable t) {
-                    if (isDisposed) {
+                    if (isDisposed()) {
                         break;
                     }
                     if (t instanceof VirtualMachineError && !(t instanceof OutOfMemoryError)) {
@@ -191,10 +185,8 @@ final class FabricListener implements Listener {
             ticket.established();
             e.onClose().subscribe(null, err -> ticket.close(), ticket::close);
             established = true; // the endpoint holds the ticket until it closes
-            synchronized (this) {
-                if (isDisposed || !accepted.tryEmitNext(e).isSuccess()) {
-                    e.dispose();
-                }
+            if (!offer(e)) {
+                e.dispose();
             }
         } catch (IOException | RuntimeException ex) {
             log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), ex);
@@ -227,32 +219,11 @@ final class FabricListener implements Listener {
     }
 
     @Override
-    public Flux<Endpoint> accepted() {
-        return accepted.asFlux();
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return disposed.asMono();
-    }
-
-    @Override
-    public synchronized void dispose() {
-        if (isDisposed) {
-            return;
-        }
-        isDisposed = true;
+    protected void stop() {
         try {
             server.close();
         } catch (IOException e) {
             // closing anyway
         }
-        accepted.tryEmitComplete();
-        disposed.tryEmitEmpty();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return isDisposed;
     }
 }

@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.ib;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.HandshakeException;
@@ -20,9 +20,6 @@ import dev.rivulet.rdma.verbs.Rdmacm;
 import dev.rivulet.rdma.verbs.Sockaddr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -51,7 +48,7 @@ import static dev.rivulet.rdma.verbs.VerbsConstants.*;
  * once. With manual connections the handshake itself carries both queue pairs' descriptions, and the listener's side
  * sends nothing before the client says its queue pair is ready.
  */
-final class VerbsListener implements Listener {
+final class VerbsListener extends AbstractListener {
 
     private static final Logger log = LoggerFactory.getLogger(VerbsListener.class);
     private static final int BACKLOG = 128;
@@ -65,9 +62,6 @@ final class VerbsListener implements Listener {
     private final MemorySegment listenId;
     private final int cmPort;
     private final Map<ByteBuffer, CompletableFuture<CmEvents.Event>> tickets = new ConcurrentHashMap<>();
-    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
-    private volatile boolean isDisposed;
 
     VerbsListener(VerbsTransport transport, ServerSocket server, String address, SecuritySettings security) {
         this.transport = transport;
@@ -124,13 +118,13 @@ final class VerbsListener implements Listener {
     private void acceptLoop() {
         long backoff = 0;
         try {
-            while (!isDisposed) {
+            while (!isDisposed()) {
                 Socket s;
                 try {
                     s = server.accept();
                     backoff = 0;
                 } catch (IOException | RuntimeException | OutOfMemoryError e) {
-                    if (isDisposed) {
+                    if (isDisposed()) {
                         break;
                     }
                     // Out of descriptors, a reset before accept, a full heap: wait a little and go on listening.
@@ -203,10 +197,8 @@ final class VerbsListener implements Listener {
             ticket.established();
             EndpointEngine started = e;
             e.onClose().subscribe(null, err -> ticket.close(), ticket::close);
-            synchronized (this) {
-                if (isDisposed || !accepted.tryEmitNext(started).isSuccess()) {
-                    started.dispose();
-                }
+            if (!offer(started)) {
+                started.dispose();
             }
         } catch (IOException | RuntimeException ex) {
             log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), ex);
@@ -300,21 +292,7 @@ final class VerbsListener implements Listener {
     }
 
     @Override
-    public Flux<Endpoint> accepted() {
-        return accepted.asFlux();
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return disposed.asMono();
-    }
-
-    @Override
-    public synchronized void dispose() {
-        if (isDisposed) {
-            return;
-        }
-        isDisposed = true;
+    protected void stop() {
         try {
             server.close();
         } catch (IOException e) {
@@ -325,12 +303,5 @@ final class VerbsListener implements Listener {
         }
         tickets.values().forEach(f -> f.cancel(false));
         tickets.clear();
-        accepted.tryEmitComplete();
-        disposed.tryEmitEmpty();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return isDisposed;
     }
 }

@@ -1,14 +1,11 @@
 package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.handshake.AdmissionControl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -32,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code maxHandshakes} threads within {@code security.handshakeTimeout}; accept failures are retried after 5 ms
  * doubling to 1 s. {@link #dispose()} stops accepting, ends set-ups in progress and removes the socket file.
  */
-final class ShmListener implements Listener {
+final class ShmListener extends AbstractListener {
 
     private static final Logger log = LoggerFactory.getLogger(ShmListener.class);
 
@@ -43,10 +40,7 @@ final class ShmListener implements Listener {
     private final AdmissionControl admission;
     private final ThreadPoolExecutor handshakes;
     private final Set<SocketChannel> inSetUp = new HashSet<>();
-    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final Thread acceptor;
-    private volatile boolean isDisposed;
     private long lastWarning;
 
     ShmListener(ShmTransport transport, String address, Path path, ServerSocketChannel server) {
@@ -70,14 +64,14 @@ final class ShmListener implements Listener {
 
     private void run() {
         long backoff = 0;
-        while (!isDisposed) {
+        while (!isDisposed()) {
             SocketChannel s;
             try {
                 s = server.accept();
             } catch (ClosedChannelException closed) {
                 break;
             } catch (IOException | RuntimeException e) {
-                if (isDisposed) {
+                if (isDisposed()) {
                     break;
                 }
                 backoff = backoff == 0 ? 5_000_000L : Math.min(1_000_000_000L, backoff * 2);
@@ -99,7 +93,7 @@ final class ShmListener implements Listener {
             return;
         }
         synchronized (inSetUp) {
-            if (isDisposed) {
+            if (isDisposed()) {
                 closeQuietly(s);
                 ticket.close();
                 return;
@@ -131,7 +125,7 @@ final class ShmListener implements Listener {
                 closeQuietly(s);
             }
             ticket.close();
-            if (!isDisposed) {
+            if (!isDisposed()) {
                 warn("connection set-up on " + address + " failed", e);
             }
             return;
@@ -147,10 +141,6 @@ final class ShmListener implements Listener {
         synchronized (inSetUp) {
             return inSetUp.remove(s);
         }
-    }
-
-    private synchronized boolean offer(Endpoint e) {
-        return !isDisposed && accepted.tryEmitNext(e).isSuccess();
     }
 
     private synchronized void warn(String what, Throwable e) {
@@ -177,23 +167,7 @@ final class ShmListener implements Listener {
     }
 
     @Override
-    public Flux<Endpoint> accepted() {
-        return accepted.asFlux();
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return disposed.asMono();
-    }
-
-    @Override
-    public void dispose() {
-        synchronized (this) {
-            if (isDisposed) {
-                return;
-            }
-            isDisposed = true;
-        }
+    protected void stop() {
         try {
             server.close(); // ends the blocked accept
         } catch (IOException e) {
@@ -220,12 +194,5 @@ final class ShmListener implements Listener {
         } catch (IOException e) {
             log.debug("could not remove {}", path, e);
         }
-        accepted.tryEmitComplete();
-        disposed.tryEmitEmpty();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return isDisposed;
     }
 }

@@ -1,14 +1,11 @@
 package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
+import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.handshake.AdmissionControl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -38,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  *       succeed again. Only {@link #dispose()} stops it.</li>
  * </ul>
  */
-public abstract class AcceptingListener implements Listener {
+public abstract class AcceptingListener extends AbstractListener {
 
     private static final Logger log = LoggerFactory.getLogger(AcceptingListener.class);
     private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -57,10 +54,7 @@ public abstract class AcceptingListener implements Listener {
     private final RateLimitedLog acceptFailures = new RateLimitedLog(log, LOG_EVERY_NANOS);
     private final RateLimitedLog setUpFailures = new RateLimitedLog(log, LOG_EVERY_NANOS);
     private final RateLimitedLog refusals = new RateLimitedLog(log, LOG_EVERY_NANOS);
-    private final Sinks.Many<Endpoint> accepted = Sinks.many().unicast().onBackpressureBuffer();
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final Thread acceptor;
-    private volatile boolean isDisposed;
 
     protected AcceptingListener(StreamTransport transport, String address, String threadPrefix) {
         this.transport = transport;
@@ -100,12 +94,12 @@ public abstract class AcceptingListener implements Listener {
 
     private void run() {
         long backoff = 0;
-        while (!isDisposed) {
+        while (!isDisposed()) {
             long socket;
             try {
                 socket = accept();
             } catch (Exception | Error e) {
-                if (isDisposed) {
+                if (isDisposed()) {
                     break;
                 }
                 backoff = backoff == 0 ? FIRST_BACKOFF_NANOS : Math.min(MAX_BACKOFF_NANOS, backoff * 2);
@@ -133,7 +127,7 @@ public abstract class AcceptingListener implements Listener {
             return;
         }
         synchronized (inSetUp) {
-            if (isDisposed) {
+            if (isDisposed()) {
                 transport.closeSocket(socket);
                 ticket.close();
                 return;
@@ -171,7 +165,7 @@ public abstract class AcceptingListener implements Listener {
                 transport.closeSocket(socket);
             }
             ticket.close();
-            if (!isDisposed) {
+            if (!isDisposed()) {
                 setUpFailures.warn("connection set-up on " + address + " failed", e);
             }
             return;
@@ -190,27 +184,9 @@ public abstract class AcceptingListener implements Listener {
         }
     }
 
-    private synchronized boolean offer(Endpoint e) {
-        return !isDisposed && accepted.tryEmitNext(e).isSuccess();
-    }
-
-    protected boolean disposing() {
-        return isDisposed;
-    }
-
     @Override
     public String address() {
         return address;
-    }
-
-    @Override
-    public Flux<Endpoint> accepted() {
-        return accepted.asFlux();
-    }
-
-    @Override
-    public Mono<Void> onDispose() {
-        return disposed.asMono();
     }
 
     /**
@@ -219,13 +195,7 @@ public abstract class AcceptingListener implements Listener {
      * they belong to the transport.
      */
     @Override
-    public void dispose() {
-        synchronized (this) {
-            if (isDisposed) {
-                return;
-            }
-            isDisposed = true;
-        }
+    protected void stop() {
         interruptAccept();
         LockSupport.unpark(acceptor);
         try {
@@ -254,12 +224,5 @@ public abstract class AcceptingListener implements Listener {
             inSetUp.clear();
         }
         closeListening();
-        accepted.tryEmitComplete();
-        disposed.tryEmitEmpty();
-    }
-
-    @Override
-    public boolean isDisposed() {
-        return isDisposed;
     }
 }

@@ -30,7 +30,7 @@ final class RioListener extends AcceptingListener {
             return ws.accept(socket);
         } catch (WinErrorException e) {
             // WSAECONNRESET: the peer gave up before we accepted; WSAEINTR: a blocking call was cancelled.
-            if (!disposing() && (e.code() == WinsockConstants.WSAECONNRESET || e.code() == WinsockConstants.WSAEINTR)) {
+            if (!isDisposed() && (e.code() == WinsockConstants.WSAECONNRESET || e.code() == WinsockConstants.WSAEINTR)) {
                 return RETRY;
             }
             throw e;

@@ -40,7 +40,7 @@ final class UringListener extends AcceptingListener {
         try {
             return LibcSockets.accept4(fd, MemorySegment.NULL, MemorySegment.NULL, LibcSockets.SOCK_CLOEXEC);
         } catch (ErrnoException e) {
-            if (!disposing() && (e.errno() == Errno.EINTR || e.errno() == Errno.ECONNABORTED
+            if (!isDisposed() && (e.errno() == Errno.EINTR || e.errno() == Errno.ECONNABORTED
                     || e.errno() == Errno.EAGAIN)) {
                 return RETRY;
             }
