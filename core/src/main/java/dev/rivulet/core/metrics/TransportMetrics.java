@@ -1,5 +1,7 @@
 package dev.rivulet.core.metrics;
 
+import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
@@ -42,6 +44,12 @@ import java.util.function.DoubleSupplier;
  *   <li>{@code rivulet.buffers.outstanding} (gauge): pooled buffers handed out and not yet released;
  *       {@code rivulet.memory.registered} (gauge, bytes): registered memory of the buffer pool;
  *       {@code rivulet.buffers.growth.waits}: times a polling thread waited for pool memory being registered</li>
+ *   <li>{@code rivulet.connections.refused} (bound = listener | source): connections a listener closed at once
+ *       because a connection bound was reached; {@code rivulet.handshakes.evicted}: unfinished set-ups ended to make
+ *       room for newer connections</li>
+ *   <li>{@code rivulet.receive.committed} (gauge, bytes): memory listeners committed for frames ahead of their
+ *       bytes; {@code rivulet.frames.slow}: connections ended because a frame arrived slower than
+ *       {@code security.minReceiveRate}</li>
  * </ul>
  */
 public final class TransportMetrics implements MeterBinder {
@@ -67,6 +75,22 @@ public final class TransportMetrics implements MeterBinder {
     private final LongAdder creditStallNanos = new LongAdder();
     private final LongAdder pending = new LongAdder();
     private final LongAdder inFlight = new LongAdder();
+    private final LongAdder refusedByListenerBound = new LongAdder();
+    private final LongAdder refusedBySourceBound = new LongAdder();
+    private final LongAdder handshakesEvicted = new LongAdder();
+    private final LongAdder receiveCommitted = new LongAdder();
+    private final LongAdder slowFrames = new LongAdder();
+    private final AdmissionControl.Counters admissionCounters = new AdmissionControl.Counters() {
+        @Override
+        public void refused(boolean bySourceBound) {
+            (bySourceBound ? refusedBySourceBound : refusedByListenerBound).increment();
+        }
+
+        @Override
+        public void evicted() {
+            handshakesEvicted.increment();
+        }
+    };
     private volatile Timer[] latency;
 
     /** The meters of one registry, to remove them again. */
@@ -147,6 +171,21 @@ public final class TransportMetrics implements MeterBinder {
                 .baseUnit("bytes").description("Registered memory held by the buffer pool").register(registry));
         meters.add(FunctionCounter.builder("rivulet.buffers.growth.waits", pool, BufferPool::growthWaits).tags(base)
                 .description("Times a polling thread waited for pool memory registered in the background")
+                .register(registry));
+        meters.add(FunctionCounter.builder("rivulet.connections.refused", refusedByListenerBound, LongAdder::sum)
+                .tags(base.and("bound", "listener")).description("Connections closed at once: a bound was reached")
+                .register(registry));
+        meters.add(FunctionCounter.builder("rivulet.connections.refused", refusedBySourceBound, LongAdder::sum)
+                .tags(base.and("bound", "source")).description("Connections closed at once: a bound was reached")
+                .register(registry));
+        meters.add(FunctionCounter.builder("rivulet.handshakes.evicted", handshakesEvicted, LongAdder::sum)
+                .tags(base).description("Unfinished connection set-ups ended to make room for newer connections")
+                .register(registry));
+        meters.add(Gauge.builder("rivulet.receive.committed", receiveCommitted, LongAdder::sum).tags(base)
+                .baseUnit("bytes").description("Memory listeners committed for frames ahead of their bytes")
+                .register(registry));
+        meters.add(FunctionCounter.builder("rivulet.frames.slow", slowFrames, LongAdder::sum).tags(base)
+                .description("Connections ended because a frame arrived slower than security.minReceiveRate")
                 .register(registry));
         // Registered last: bindTo's duplicate check looks for it.
         meters.add(Gauge.builder("rivulet.inflight", inFlight, LongAdder::sum).tags(base)
@@ -234,6 +273,38 @@ public final class TransportMetrics implements MeterBinder {
 
     public void pendingDelta(int d) {
         pending.add(d);
+    }
+
+    /** What this transport's listeners count of their admission decisions. */
+    public AdmissionControl.Counters admissionCounters() {
+        return admissionCounters;
+    }
+
+    private final ReceiveBudget.Counters budgetCounters = new ReceiveBudget.Counters() {
+        @Override
+        public void committed(long delta) {
+            receiveCommitted.add(delta);
+        }
+
+        @Override
+        public void slowFrame() {
+            slowFrames.increment();
+        }
+    };
+
+    /** What this transport's receive budgets count: memory committed ahead, connections cut for slow frames. */
+    public ReceiveBudget.Counters budgetCounters() {
+        return budgetCounters;
+    }
+
+    /** Memory committed ahead of arrival right now, by all listeners of this transport. */
+    public long receiveCommitted() {
+        return receiveCommitted.sum();
+    }
+
+    /** Connections ended because a frame arrived slower than {@code security.minReceiveRate}. */
+    public long slowFrames() {
+        return slowFrames.sum();
     }
 
     public long totalPosted(OpKind k) {

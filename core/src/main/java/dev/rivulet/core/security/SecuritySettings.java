@@ -3,6 +3,7 @@ package dev.rivulet.core.security;
 import dev.rivulet.core.internal.Durations;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.SecurityAccess;
+import dev.rivulet.core.internal.Sizes;
 import dev.rivulet.core.error.InvalidRequestException;
 
 import javax.net.ssl.KeyManagerFactory;
@@ -37,8 +38,13 @@ import java.util.TreeMap;
  *       certificates; {@code security.tls.clientAuth} (true: a listener requires a client certificate) and
  *       {@code security.tls.verifyHostname} (true: a client checks the server certificate names the host it dialled);</li>
  *   <li>{@code security.handshakeTimeout} (10s): the whole set-up must finish within it;</li>
- *   <li>{@code security.maxConnections} (1024) and {@code security.maxHandshakes} (64) per listener: connections
- *       beyond them are closed at once;</li>
+ *   <li>{@code security.maxConnections} (1024) and {@code security.maxHandshakes} (64) per listener, and per source
+ *       address {@code security.maxConnectionsPerSource} (256) and {@code security.maxHandshakesPerSource} (16): a
+ *       connection beyond a connection bound is closed at once; one beyond a set-up bound takes the slot of the
+ *       oldest unfinished set-up (of its own source first);</li>
+ *   <li>{@code security.unauthenticatedMemory} (256KiB), {@code security.listenerMemory} (256MiB) and
+ *       {@code security.minReceiveRate} (64KiB, per second): what a peer can make a listener commit ahead of the
+ *       bytes it sent, per unauthenticated connection and per listener, and how fast a frame must arrive;</li>
  *   <li>{@code security.peerAddressCheck} (true, libfabric): the endpoint name a client sends must carry the address
  *       its connection came from.</li>
  * </ul>
@@ -52,35 +58,54 @@ public final class SecuritySettings {
             "security.tls.keyStore", "security.tls.keyStorePassword", "security.tls.keyStoreType",
             "security.tls.trustStore", "security.tls.trustStorePassword", "security.tls.trustStoreType",
             "security.tls.clientAuth", "security.tls.verifyHostname", "security.handshakeTimeout",
-            "security.maxConnections", "security.maxHandshakes", "security.peerAddressCheck");
+            "security.maxConnections", "security.maxHandshakes", "security.maxConnectionsPerSource",
+            "security.maxHandshakesPerSource", "security.unauthenticatedMemory", "security.listenerMemory",
+            "security.minReceiveRate", "security.peerAddressCheck");
 
-    private static final SecuritySettings DEFAULTS = new SecuritySettings(null, null, Map.of(), true, true,
-            Duration.ofSeconds(10), 1024, 64, true);
+    private static final SecuritySettings DEFAULTS = new SecuritySettings(new Values());
 
-    private final byte[] secret;
-    private final SSLContext tls;
-    /** {@code security.tls.*} options given so far; the context is built from them on first use. */
-    private final Map<String, String> tlsOptions;
+    private final Values v;
     private volatile SSLContext builtTls;
-    private final boolean tlsClientAuth;
-    private final boolean verifyHostname;
-    private final Duration handshakeTimeout;
-    private final int maxConnections;
-    private final int maxHandshakes;
-    private final boolean peerAddressCheck;
 
-    private SecuritySettings(byte[] secret, SSLContext tls, Map<String, String> tlsOptions, boolean tlsClientAuth,
-                             boolean verifyHostname, Duration handshakeTimeout, int maxConnections, int maxHandshakes,
-                             boolean peerAddressCheck) {
-        this.secret = secret;
-        this.tls = tls;
-        this.tlsOptions = Map.copyOf(tlsOptions);
-        this.tlsClientAuth = tlsClientAuth;
-        this.verifyHostname = verifyHostname;
-        this.handshakeTimeout = handshakeTimeout;
-        this.maxConnections = maxConnections;
-        this.maxHandshakes = maxHandshakes;
-        this.peerAddressCheck = peerAddressCheck;
+    /**
+     * Every setting, copied by each setter: one place that lists them, instead of a constructor call with all of
+     * them in every setter.
+     */
+    private static final class Values implements Cloneable {
+        byte[] secret;
+        SSLContext tls;
+        /** {@code security.tls.*} options given so far; the context is built from them on first use. */
+        Map<String, String> tlsOptions = Map.of();
+        boolean tlsClientAuth = true;
+        boolean verifyHostname = true;
+        Duration handshakeTimeout = Duration.ofSeconds(10);
+        int maxConnections = 1024;
+        int maxHandshakes = 64;
+        int maxConnectionsPerSource = 256;
+        int maxHandshakesPerSource = 16;
+        long unauthenticatedMemory = 256L << 10;
+        long listenerMemory = 256L << 20;
+        long minReceiveRate = 64L << 10;
+        boolean peerAddressCheck = true;
+
+        @Override
+        protected Values clone() {
+            try {
+                return (Values) super.clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private SecuritySettings(Values v) {
+        this.v = v;
+    }
+
+    private SecuritySettings with(java.util.function.Consumer<Values> change) {
+        Values copy = v.clone();
+        change.accept(copy);
+        return new SecuritySettings(copy);
     }
 
     /** No secret, no TLS: anyone who can reach a listener may connect (the handshake and limits still apply). */
@@ -94,67 +119,122 @@ public final class SecuritySettings {
             throw new InvalidRequestException("a shared secret needs at least " + MIN_SECRET_BYTES + " bytes, got "
                     + secret.length);
         }
-        return new SecuritySettings(secret == null ? null : secret.clone(), tls, tlsOptions, tlsClientAuth,
-                verifyHostname,
-                handshakeTimeout, maxConnections, maxHandshakes, peerAddressCheck);
+        return with(c -> c.secret = secret == null ? null : secret.clone());
     }
 
     /** TLS for the connection set-up channel (and, on stream transports, for the data too) with this context. */
     public SecuritySettings tls(SSLContext context) {
-        return new SecuritySettings(secret, context, Map.of(), tlsClientAuth, verifyHostname, handshakeTimeout,
-                maxConnections, maxHandshakes, peerAddressCheck);
+        return with(c -> {
+            c.tls = context;
+            c.tlsOptions = Map.of();
+        });
     }
 
     /** Whether a listener requires a client certificate (default true). */
     public SecuritySettings tlsClientAuth(boolean required) {
-        return new SecuritySettings(secret, tls, tlsOptions, required, verifyHostname, handshakeTimeout, maxConnections,
-                maxHandshakes, peerAddressCheck);
+        return with(c -> c.tlsClientAuth = required);
     }
 
     /** Whether a client checks that the server certificate names the host it dialled (default true). */
     public SecuritySettings verifyHostname(boolean verify) {
-        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verify, handshakeTimeout, maxConnections,
-                maxHandshakes, peerAddressCheck);
+        return with(c -> c.verifyHostname = verify);
     }
 
     public SecuritySettings handshakeTimeout(Duration timeout) {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new InvalidRequestException("handshakeTimeout must be positive, got " + timeout);
         }
-        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, timeout, maxConnections,
-                maxHandshakes, peerAddressCheck);
+        return with(c -> c.handshakeTimeout = timeout);
     }
 
+    /** Connections a listener holds at once, set-up included (default 1024). */
     public SecuritySettings maxConnections(int n) {
-        if (n < 1) {
-            throw new InvalidRequestException("maxConnections must be >= 1, got " + n);
-        }
-        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout, n,
-                maxHandshakes,
-                peerAddressCheck);
+        return with(c -> c.maxConnections = atLeastOne("maxConnections", n));
     }
 
+    /** Connections a listener holds in set-up at once (default 64); see {@link #maxHandshakesPerSource}. */
     public SecuritySettings maxHandshakes(int n) {
-        if (n < 1) {
-            throw new InvalidRequestException("maxHandshakes must be >= 1, got " + n);
-        }
-        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout,
-                maxConnections, n,
-                peerAddressCheck);
+        return with(c -> c.maxHandshakes = atLeastOne("maxHandshakes", n));
+    }
+
+    /**
+     * Connections a listener holds at once from one source (default 256): one IP address on TCP transports, one
+     * user on shm://. Beyond it a connection from that source is closed as soon as it is accepted.
+     */
+    public SecuritySettings maxConnectionsPerSource(int n) {
+        return with(c -> c.maxConnectionsPerSource = atLeastOne("maxConnectionsPerSource", n));
+    }
+
+    /**
+     * Connections from one source a listener holds in set-up at once (default 16). A source that opens another one
+     * loses its own oldest unfinished set-up; when all {@link #maxHandshakes} slots are taken, the oldest unfinished
+     * set-up of any source makes room. Silent connections therefore cannot keep a newcomer out for longer than the
+     * newcomer's own set-up takes.
+     */
+    public SecuritySettings maxHandshakesPerSource(int n) {
+        return with(c -> c.maxHandshakesPerSource = atLeastOne("maxHandshakesPerSource", n));
+    }
+
+    /**
+     * Receive memory a peer that has not authenticated (no shared secret proved, no client certificate checked) can
+     * make a listener commit ahead of the bytes it has actually sent (default 256 KiB): a message announced larger
+     * than that gets its memory as its bytes arrive. The allowance grows with the bytes of the messages the
+     * connection has completed, up to the largest message size.
+     */
+    public SecuritySettings unauthenticatedMemory(long bytes) {
+        return with(c -> c.unauthenticatedMemory = atLeast("unauthenticatedMemory", bytes, 64L << 10));
+    }
+
+    /**
+     * Receive memory all connections of one listener together can make it commit ahead of the bytes they have sent
+     * (default 256 MiB); beyond it, announced messages get their memory as their bytes arrive.
+     */
+    public SecuritySettings listenerMemory(long bytes) {
+        return with(c -> c.listenerMemory = atLeast("listenerMemory", bytes, 1L << 20));
+    }
+
+    /**
+     * The slowest a frame being received may arrive, in bytes per second (default 64 KiB/s), measured over each
+     * heartbeat interval while this side is reading: a peer that trickles a frame to hold the memory it announced
+     * loses the connection, as a peer that trickles its hello does at the handshake deadline.
+     */
+    public SecuritySettings minReceiveRate(long bytesPerSecond) {
+        return with(c -> c.minReceiveRate = atLeast("minReceiveRate", bytesPerSecond, 1));
     }
 
     public SecuritySettings peerAddressCheck(boolean check) {
-        return new SecuritySettings(secret, tls, tlsOptions, tlsClientAuth, verifyHostname, handshakeTimeout,
-                maxConnections, maxHandshakes, check);
+        return with(c -> c.peerAddressCheck = check);
+    }
+
+    private static int atLeastOne(String name, int n) {
+        if (n < 1) {
+            throw new InvalidRequestException(name + " must be >= 1, got " + n);
+        }
+        return n;
+    }
+
+    private static long atLeast(String name, long n, long min) {
+        if (n < min) {
+            throw new InvalidRequestException(name + " must be at least " + Sizes.format(min) + ", got " + n);
+        }
+        return n;
     }
 
     /** The shared secret, or null. */
     public byte[] secret() {
-        return secret == null ? null : secret.clone();
+        return v.secret == null ? null : v.secret.clone();
     }
 
     public boolean authenticates() {
-        return secret != null;
+        return v.secret != null;
+    }
+
+    /**
+     * Whether a listener with these settings knows who each connection is once its set-up is done: a shared secret
+     * was proved, or TLS checked a client certificate.
+     */
+    public boolean authenticatesPeers() {
+        return authenticates() || (usesTls() && v.tlsClientAuth);
     }
 
     /**
@@ -165,47 +245,67 @@ public final class SecuritySettings {
      *                                 password)
      */
     public SSLContext tls() {
-        if (tls != null || tlsOptions.isEmpty()) {
-            return tls;
+        if (v.tls != null || v.tlsOptions.isEmpty()) {
+            return v.tls;
         }
         SSLContext c = builtTls;
         if (c == null) {
-            c = sslContext(tlsOptions);
+            c = sslContext(v.tlsOptions);
             builtTls = c;
         }
         return c;
     }
 
     public boolean usesTls() {
-        return tls != null || !tlsOptions.isEmpty();
+        return v.tls != null || !v.tlsOptions.isEmpty();
     }
 
     public boolean tlsClientAuth() {
-        return tlsClientAuth;
+        return v.tlsClientAuth;
     }
 
     public boolean verifyHostname() {
-        return verifyHostname;
+        return v.verifyHostname;
     }
 
     public Duration handshakeTimeout() {
-        return handshakeTimeout;
+        return v.handshakeTimeout;
     }
 
     public int maxConnections() {
-        return maxConnections;
+        return v.maxConnections;
     }
 
     public int maxHandshakes() {
-        return maxHandshakes;
+        return v.maxHandshakes;
+    }
+
+    public int maxConnectionsPerSource() {
+        return v.maxConnectionsPerSource;
+    }
+
+    public int maxHandshakesPerSource() {
+        return v.maxHandshakesPerSource;
+    }
+
+    public long unauthenticatedMemory() {
+        return v.unauthenticatedMemory;
+    }
+
+    public long listenerMemory() {
+        return v.listenerMemory;
+    }
+
+    public long minReceiveRate() {
+        return v.minReceiveRate;
     }
 
     public boolean peerAddressCheck() {
-        return peerAddressCheck;
+        return v.peerAddressCheck;
     }
 
     static {
-        Internals.install((SecurityAccess) settings -> settings.secret);
+        Internals.install((SecurityAccess) settings -> settings.v.secret);
     }
 
     /**
@@ -236,17 +336,19 @@ public final class SecuritySettings {
         if (mine.containsKey("security.secretFile")) {
             s = s.secret(readSecret(mine.get("security.secretFile")));
         }
-        Map<String, String> tlsStores = new TreeMap<>(s.tlsOptions);
+        Map<String, String> tlsStores = new TreeMap<>(s.v.tlsOptions);
         mine.forEach((k, v) -> {
             if (k.startsWith("security.tls.") && !k.equals("security.tls.clientAuth")
                     && !k.equals("security.tls.verifyHostname")) {
                 tlsStores.put(k, v);
             }
         });
-        if (!tlsStores.equals(s.tlsOptions)) {
+        if (!tlsStores.equals(s.v.tlsOptions)) {
             // Kept as options and built on first use: a key store and its password may arrive one option at a time.
-            s = new SecuritySettings(s.secret, null, tlsStores, s.tlsClientAuth, s.verifyHostname, s.handshakeTimeout,
-                    s.maxConnections, s.maxHandshakes, s.peerAddressCheck);
+            s = s.with(c -> {
+                c.tls = null;
+                c.tlsOptions = Map.copyOf(tlsStores);
+            });
         }
         if (mine.containsKey("security.tls.clientAuth")) {
             s = s.tlsClientAuth(bool("security.tls.clientAuth", mine.get("security.tls.clientAuth")));
@@ -262,6 +364,26 @@ public final class SecuritySettings {
         }
         if (mine.containsKey("security.maxHandshakes")) {
             s = s.maxHandshakes(integer("security.maxHandshakes", mine.get("security.maxHandshakes")));
+        }
+        if (mine.containsKey("security.maxConnectionsPerSource")) {
+            s = s.maxConnectionsPerSource(integer("security.maxConnectionsPerSource",
+                    mine.get("security.maxConnectionsPerSource")));
+        }
+        if (mine.containsKey("security.maxHandshakesPerSource")) {
+            s = s.maxHandshakesPerSource(integer("security.maxHandshakesPerSource",
+                    mine.get("security.maxHandshakesPerSource")));
+        }
+        for (String size : List.of("security.unauthenticatedMemory", "security.listenerMemory")) {
+            if (mine.containsKey(size)) {
+                long bytes = Sizes.parse(size, mine.get(size), 1);
+                s = size.endsWith("unauthenticatedMemory") ? s.unauthenticatedMemory(bytes) : s.listenerMemory(bytes);
+            }
+        }
+        if (mine.containsKey("security.minReceiveRate")) {
+            // bytes per second, e.g. 64KiB (a trailing "/s" is allowed)
+            String rate = mine.get("security.minReceiveRate").trim();
+            s = s.minReceiveRate(Sizes.parse("security.minReceiveRate",
+                    rate.endsWith("/s") ? rate.substring(0, rate.length() - 2) : rate, 1));
         }
         if (mine.containsKey("security.peerAddressCheck")) {
             s = s.peerAddressCheck(bool("security.peerAddressCheck", mine.get("security.peerAddressCheck")));
@@ -335,22 +457,29 @@ public final class SecuritySettings {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SecuritySettings s && Arrays.equals(s.secret, secret) && Objects.equals(s.tls, tls)
-                && s.tlsOptions.equals(tlsOptions)
-                && s.tlsClientAuth == tlsClientAuth && s.verifyHostname == verifyHostname
-                && s.handshakeTimeout.equals(handshakeTimeout) && s.maxConnections == maxConnections
-                && s.maxHandshakes == maxHandshakes && s.peerAddressCheck == peerAddressCheck;
+        return o instanceof SecuritySettings s && Arrays.equals(s.v.secret, v.secret) && Objects.equals(s.v.tls, v.tls)
+                && s.v.tlsOptions.equals(v.tlsOptions) && s.v.tlsClientAuth == v.tlsClientAuth
+                && s.v.verifyHostname == v.verifyHostname && s.v.handshakeTimeout.equals(v.handshakeTimeout)
+                && s.v.maxConnections == v.maxConnections && s.v.maxHandshakes == v.maxHandshakes
+                && s.v.maxConnectionsPerSource == v.maxConnectionsPerSource
+                && s.v.maxHandshakesPerSource == v.maxHandshakesPerSource
+                && s.v.unauthenticatedMemory == v.unauthenticatedMemory && s.v.listenerMemory == v.listenerMemory
+                && s.v.minReceiveRate == v.minReceiveRate && s.v.peerAddressCheck == v.peerAddressCheck;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(Arrays.hashCode(secret), tls, handshakeTimeout, maxConnections, maxHandshakes);
+        return Objects.hash(Arrays.hashCode(v.secret), v.tls, v.handshakeTimeout, v.maxConnections, v.maxHandshakes,
+                v.unauthenticatedMemory, v.listenerMemory);
     }
 
     @Override
     public String toString() {
-        return "SecuritySettings[secret=" + (secret != null ? "set" : "none") + ", tls=" + (tls != null ? "on" : "off")
-                + ", handshakeTimeout=" + handshakeTimeout + ", maxConnections=" + maxConnections + ", maxHandshakes="
-                + maxHandshakes + "]";
+        return "SecuritySettings[secret=" + (v.secret != null ? "set" : "none") + ", tls=" + (usesTls() ? "on" : "off")
+                + ", handshakeTimeout=" + v.handshakeTimeout + ", maxConnections=" + v.maxConnections
+                + " (" + v.maxConnectionsPerSource + " per source), maxHandshakes=" + v.maxHandshakes + " ("
+                + v.maxHandshakesPerSource + " per source), unauthenticatedMemory="
+                + Sizes.format(v.unauthenticatedMemory) + ", listenerMemory=" + Sizes.format(v.listenerMemory)
+                + ", minReceiveRate=" + Sizes.format(v.minReceiveRate) + "/s]";
     }
 }

@@ -264,25 +264,4 @@ class HandshakeTest {
         assertThatThrownBy(() -> TransportConfig.defaults().option("liveness.peerTimeout", "2s").liveness().validate())
                 .isInstanceOf(InvalidRequestException.class).hasMessageContaining("twice");
     }
-
-    @Test
-    void admissionControlBoundsConnectionsAndHandshakes() {
-        AdmissionControl a = new AdmissionControl(SecuritySettings.defaults().maxConnections(3).maxHandshakes(2));
-        AdmissionControl.Ticket t1 = a.admit();
-        AdmissionControl.Ticket t2 = a.admit();
-        assertThat(a.admit()).as("two handshakes at most").isNull();
-        t1.established();
-        AdmissionControl.Ticket t3 = a.admit();
-        assertThat(t3).isNotNull();
-        assertThat(a.admit()).as("three connections at most").isNull();
-        t2.close();
-        t2.close();
-        assertThat(a.connections()).isEqualTo(2);
-        assertThat(a.handshakes()).isEqualTo(1);
-        assertThat(a.refused()).isEqualTo(2);
-        t1.close();
-        t3.close();
-        assertThat(a.connections()).isZero();
-        assertThat(a.handshakes()).isZero();
-    }
 }

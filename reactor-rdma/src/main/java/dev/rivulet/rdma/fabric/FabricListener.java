@@ -3,7 +3,8 @@ package dev.rivulet.rdma.fabric;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.error.HandshakeException;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
@@ -64,7 +65,7 @@ final class FabricListener extends AbstractListener {
         this.server = server;
         this.address = address;
         this.security = security;
-        this.admission = new AdmissionControl(security);
+        this.admission = new AdmissionControl(security, transport.stats().admissionCounters());
         this.setUpThreads = setUpThreads;
     }
 
@@ -112,7 +113,9 @@ final class FabricListener extends AbstractListener {
         AdmissionControl.Ticket ticket = null;
         boolean handedOver = false;
         try {
-            ticket = admission.admit();
+            // Evicting closes the socket: a set-up thread blocked reading it then fails and lets go of everything.
+            ticket = admission.admit(AdmissionControl.sourceOf(s.getInetAddress()),
+                    () -> BootstrapSockets.closeQuietly(s));
             if (ticket == null) {
                 return; // full: no thread, no buffer, nothing but the closed socket (below)
             }
@@ -182,7 +185,9 @@ final class FabricListener extends AbstractListener {
             io.setSoTimeout(0);
             e = transport.newEndpoint(handles.get(), peer[0], io, "fabric://" + io.getRemoteSocketAddress());
             handles.set(null); // the endpoint owns them now
-            ticket.established();
+            if (!ticket.established()) {
+                throw new HandshakeException("set-up ended to make room for a newer connection");
+            }
             e.onClose().subscribe(null, err -> ticket.close(), ticket::close);
             established = true; // the endpoint holds the ticket until it closes
             if (!offer(e)) {

@@ -5,7 +5,7 @@ import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.HandshakeException;
-import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
@@ -68,7 +68,7 @@ final class VerbsListener extends AbstractListener {
         this.server = server;
         this.address = address;
         this.security = security;
-        this.admission = new AdmissionControl(security);
+        this.admission = new AdmissionControl(security, transport.stats().admissionCounters());
         if (transport.manual) {
             this.listenId = MemorySegment.NULL;
             this.cmPort = 0;
@@ -133,7 +133,8 @@ final class VerbsListener extends AbstractListener {
                     Thread.sleep(backoff);
                     continue;
                 }
-                AdmissionControl.Ticket ticket = admission.admit();
+                AdmissionControl.Ticket ticket = admission.admit(AdmissionControl.sourceOf(s.getInetAddress()),
+                        () -> BootstrapSockets.closeQuietly(s)); // a blocked read on it then fails: set-up ends
                 if (ticket == null) {
                     BootstrapSockets.closeQuietly(s); // over the listener's bounds
                     continue;
@@ -194,8 +195,11 @@ final class VerbsListener extends AbstractListener {
             }
             s.setSoTimeout(0);
             e = transport.start(wire[0], loop, waiter, s);
-            ticket.established();
             EndpointEngine started = e;
+            if (!ticket.established()) {
+                started.dispose(); // evicted just as its set-up finished: its slot is someone else's
+                return;
+            }
             e.onClose().subscribe(null, err -> ticket.close(), ticket::close);
             if (!offer(started)) {
                 started.dispose();

@@ -3,7 +3,8 @@ package dev.rivulet.rio.shm;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.admission.AdmissionControl;
+import jdk.net.ExtendedSocketOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,10 +25,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A bound {@code shm://NAME}: a Unix domain socket in the owner-only socket directory, accepted on a thread of its
- * own, bounded like every Rivulet listener. Beyond {@code security.maxConnections} open connections or
- * {@code security.maxHandshakes} in set-up a socket is closed at once; set-up runs on at most
- * {@code maxHandshakes} threads within {@code security.handshakeTimeout}; accept failures are retried after 5 ms
- * doubling to 1 s. {@link #dispose()} stops accepting, ends set-ups in progress and removes the socket file.
+ * own, bounded like every Rivulet listener ({@link AdmissionControl}, the source being the peer's user): beyond
+ * {@code security.maxConnections} open connections a socket is closed at once; beyond {@code security.maxHandshakes}
+ * in set-up the oldest unfinished set-up is closed to make room; set-up runs on at most {@code maxHandshakes} threads
+ * within {@code security.handshakeTimeout}; accept failures are retried after 5 ms doubling to 1 s.
+ * {@link #dispose()} stops accepting, ends set-ups in progress and removes the socket file.
  */
 final class ShmListener extends AbstractListener {
 
@@ -48,7 +50,7 @@ final class ShmListener extends AbstractListener {
         this.address = address;
         this.path = path;
         this.server = server;
-        this.admission = new AdmissionControl(transport.security());
+        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters());
         int threads = transport.security().maxHandshakes();
         AtomicInteger n = new AtomicInteger();
         this.handshakes = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -84,8 +86,17 @@ final class ShmListener extends AbstractListener {
         }
     }
 
+    /** The peer's user (only this user and root can reach the owner-only socket directory). */
+    private static Object source(SocketChannel s) {
+        try {
+            return "user " + s.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName();
+        } catch (IOException | UnsupportedOperationException e) {
+            return "user ?";
+        }
+    }
+
     private void admit(SocketChannel s) {
-        AdmissionControl.Ticket ticket = admission.admit();
+        AdmissionControl.Ticket ticket = admission.admit(source(s), () -> evict(s));
         if (ticket == null) {
             closeQuietly(s);
             warn("connection refused on " + address + ": " + admission.connections() + " open, "
@@ -114,8 +125,8 @@ final class ShmListener extends AbstractListener {
         EndpointEngine endpoint;
         try {
             ShmConnection c = transport.acceptConnection(s);
-            if (!leaveSetUp(s)) {
-                c.close();
+            if (!leaveSetUp(s) || !ticket.established()) {
+                c.close(); // disposed meanwhile, or evicted just as its set-up finished
                 ticket.close();
                 return;
             }
@@ -131,9 +142,31 @@ final class ShmListener extends AbstractListener {
             return;
         }
         endpoint.onClose().subscribe(null, e -> ticket.close(), ticket::close);
-        ticket.established();
         if (!offer(endpoint)) {
             endpoint.dispose();
+        }
+    }
+
+    /** A newer connection needs the slot of {@code s}'s unfinished set-up: see {@link #endSetUp}. */
+    private void evict(SocketChannel s) {
+        synchronized (inSetUp) {
+            if (inSetUp.contains(s)) {
+                endSetUp(s);
+            }
+        }
+    }
+
+    /**
+     * Ends the set-up running on {@code s}: its thread waits in a selector, which a close of the channel would not
+     * wake before the deadline, while a shutdown makes the channel readable at once (end of stream); the set-up then
+     * fails and closes it.
+     */
+    private static void endSetUp(SocketChannel s) {
+        try {
+            s.shutdownInput();
+            s.shutdownOutput();
+        } catch (IOException e) {
+            closeQuietly(s); // not connected any more: nothing to wait for
         }
     }
 
@@ -179,7 +212,7 @@ final class ShmListener extends AbstractListener {
             Thread.currentThread().interrupt();
         }
         synchronized (inSetUp) {
-            inSetUp.forEach(ShmListener::closeQuietly); // their set-up threads fail and clean up
+            inSetUp.forEach(ShmListener::endSetUp); // their set-up threads fail and clean up
         }
         handshakes.shutdown();
         try {

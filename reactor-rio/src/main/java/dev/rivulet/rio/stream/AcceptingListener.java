@@ -3,7 +3,8 @@ package dev.rivulet.rio.stream;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
-import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.admission.ReceiveBudget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,13 +24,16 @@ import java.util.concurrent.locks.LockSupport;
  * up on a bounded pool of handshake threads before they become endpoints. The system layer supplies the socket calls.
  *
  * <ul>
- *   <li><b>Admission</b> on the accept thread: beyond {@code security.maxConnections} open connections, or
- *       {@code security.maxHandshakes} in set-up, a socket is closed at once, before anything is allocated for it.</li>
+ *   <li><b>Admission</b> on the accept thread ({@link AdmissionControl}): beyond {@code security.maxConnections} open
+ *       connections ({@code security.maxConnectionsPerSource} from the peer's address) a socket is closed at once,
+ *       before anything is allocated for it; beyond {@code security.maxHandshakes} in set-up
+ *       ({@code security.maxHandshakesPerSource} from its address) the oldest unfinished set-up is shut down to make
+ *       room.</li>
  *   <li><b>Set-up</b> on at most {@code maxHandshakes} platform threads (the handshake's blocking native calls would
  *       pin a virtual thread's carrier anyway): socket options, TLS when configured, the handshake, all within
  *       {@code security.handshakeTimeout}, then the endpoint. A socket that fails any step is closed and its
  *       admission ticket returned; nothing else was made for it. An established connection holds its ticket until
- *       its endpoint closes.</li>
+ *       its endpoint closes. Its receive memory comes out of this listener's {@link ReceiveBudget}.</li>
  *   <li><b>Accept failures</b> do not stop the listener: out of descriptors ({@code EMFILE}, {@code ENFILE}), out of
  *       buffers or memory, it logs (at most every 10 s) and retries after 5 ms, doubling up to 1 s, until accepts
  *       succeed again. Only {@link #dispose()} stops it.</li>
@@ -48,6 +52,7 @@ public abstract class AcceptingListener extends AbstractListener {
     private final StreamTransport transport;
     private final String address;
     private final AdmissionControl admission;
+    private final ReceiveBudget budget;
     private final ThreadPoolExecutor handshakes;
     /** Sockets a handshake thread is setting up: dispose ends their blocking calls. Guarded by itself. */
     private final Set<Long> inSetUp = new HashSet<>();
@@ -59,7 +64,8 @@ public abstract class AcceptingListener extends AbstractListener {
     protected AcceptingListener(StreamTransport transport, String address, String threadPrefix) {
         this.transport = transport;
         this.address = address;
-        this.admission = new AdmissionControl(transport.security());
+        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters());
+        this.budget = transport.listenerBudget();
         int threads = transport.security().maxHandshakes();
         AtomicInteger n = new AtomicInteger();
         ThreadFactory factory = r -> Thread.ofPlatform().daemon(true)
@@ -77,6 +83,9 @@ public abstract class AcceptingListener extends AbstractListener {
     /** The peer's name for the endpoint ({@code scheme://host:port} where the system can tell). */
     protected abstract String remoteName(long socket);
 
+    /** The peer's address as an admission source ({@link AdmissionControl#sourceOf}); throws when it is gone. */
+    protected abstract Object source(long socket);
+
     /** Makes a blocked {@link #accept()} return (shutting the listening socket down does it on both systems). */
     protected abstract void interruptAccept();
 
@@ -90,6 +99,11 @@ public abstract class AcceptingListener extends AbstractListener {
     /** This listener's admission counts (for tests and diagnostics). */
     public AdmissionControl admission() {
         return admission;
+    }
+
+    /** What this listener's connections have committed ahead of their bytes (for tests and diagnostics). */
+    public ReceiveBudget budget() {
+        return budget;
     }
 
     private void run() {
@@ -117,13 +131,21 @@ public abstract class AcceptingListener extends AbstractListener {
 
     /** On the accept thread: closes the socket at once when the listener is full, else hands it to set-up. */
     private void admit(long socket) {
-        AdmissionControl.Ticket ticket = admission.admit();
+        Object source;
+        try {
+            source = source(socket);
+        } catch (RuntimeException e) {
+            transport.closeSocket(socket); // gone before we could ask who it was (reset right after connecting)
+            return;
+        }
+        AdmissionControl.Ticket ticket = admission.admit(source, () -> evict(socket));
         if (ticket == null) {
             transport.closeSocket(socket);
             refusals.warn("connection refused on " + address + ": " + admission.connections()
-                    + " connections open, " + admission.handshakes() + " in set-up (security.maxConnections "
-                    + transport.security().maxConnections() + ", security.maxHandshakes "
-                    + transport.security().maxHandshakes() + ")", null);
+                    + " connections open, " + admission.connections(source) + " of them from " + source
+                    + " (security.maxConnections " + transport.security().maxConnections()
+                    + ", security.maxConnectionsPerSource " + transport.security().maxConnectionsPerSource() + ")",
+                    null);
             return;
         }
         synchronized (inSetUp) {
@@ -144,6 +166,19 @@ public abstract class AcceptingListener extends AbstractListener {
         }
     }
 
+    /**
+     * On the accept thread: a newer connection needs the slot of {@code socket}'s unfinished set-up. Its socket is shut
+     * down (not closed: its set-up thread may be inside a call on it, and a closed descriptor can be reused at once),
+     * so that thread fails, closes it and lets go.
+     */
+    private void evict(long socket) {
+        synchronized (inSetUp) {
+            if (inSetUp.contains(socket)) {
+                transport.shutdownSocket(socket);
+            }
+        }
+    }
+
     /** On a handshake thread: options, handshake, endpoint; on any failure the socket is closed and nothing kept. */
     private void setUp(long socket, AdmissionControl.Ticket ticket) {
         EndpointEngine endpoint = null;
@@ -154,8 +189,13 @@ public abstract class AcceptingListener extends AbstractListener {
                 ticket.close(); // dispose() took the socket over and closes it
                 return;
             }
+            if (!ticket.established()) {
+                transport.closeSocket(socket); // evicted just as its set-up finished: its slot is someone else's
+                return;
+            }
             try {
-                endpoint = transport.attach(socket, remote, agreed.peer(), agreed.tls());
+                endpoint = transport.attach(socket, remote, agreed.peer(), agreed.tls(), budget,
+                        transport.security().authenticatesPeers());
             } catch (RuntimeException | Error e) {
                 transport.closeSocket(socket);
                 throw e;
@@ -171,7 +211,6 @@ public abstract class AcceptingListener extends AbstractListener {
             return;
         }
         endpoint.onClose().subscribe(null, e -> ticket.close(), ticket::close);
-        ticket.established();
         if (!offer(endpoint)) {
             endpoint.dispose();
         }

@@ -12,7 +12,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <ul>
  *   <li>Every kind has its own payload limit ({@link #limitOf}); a header over it is a protocol violation.</li>
- *   <li>A message (DATA, BATCH) gets a pooled buffer only after the {@link Sink} found a credit for it.</li>
+ *   <li>A message (DATA, BATCH) gets a pooled buffer only after the {@link Sink} found a credit for it, and only as
+ *       much of one as the sink lets the peer commit ahead of its bytes: a smaller buffer is grown (doubling,
+ *       through {@link Sink#growMessage}) as the bytes arrive, so a peer cannot make this side hold far more than it
+ *       sent.</li>
  *   <li>A put's 40-byte request is read first; the sink checks the grant, and the data then goes into the granted
  *       window as it arrives, or is discarded when refused, or when the grant is revoked in the middle: the grant is
  *       checked before each piece is copied or a receive straight into the window is posted, and a put whose
@@ -34,11 +37,18 @@ public final class FrameParser {
     public interface Sink {
 
         /**
-         * A DATA or BATCH frame of {@code length} bytes: checks the credit for it and returns a pooled buffer of
-         * exactly {@code length} bytes for its payload (owned by the parser until {@link #message}); throws
-         * {@link CreditProtocolException} when the peer has no credit.
+         * A DATA or BATCH frame of {@code length} bytes: checks the credit for it and returns a pooled buffer for its
+         * payload (owned by the parser until {@link #message}) of {@code length} bytes, or of fewer when the payload's
+         * memory must follow its bytes (the parser then asks {@link #growMessage} whenever the buffer is full);
+         * throws {@link CreditProtocolException} when the peer has no credit.
          */
         Buffer messageBuffer(long word, int length);
+
+        /**
+         * A buffer larger than {@code filled} bytes (and at most {@code length}) for a message whose first
+         * {@code filled} bytes have arrived into a smaller one; the parser copies them over and releases the smaller.
+         */
+        Buffer growMessage(int filled, int length);
 
         /** A complete message: DATA or BATCH with its buffer, CREDIT or CLOSE with {@code null}. */
         void message(long word, Buffer payload);
@@ -93,8 +103,9 @@ public final class FrameParser {
     private long length;
     private int scratchNeed;
     private int scratchFill;
-    /** BODY: where the payload goes, how much is in. */
+    /** BODY: where the payload goes, how much of it that memory takes now, how much is in. */
     private MemorySegment target;
+    private long bodyLimit;
     private long fill;
     private Buffer buffer;
     /** SKIP: bytes still to discard. */
@@ -103,6 +114,8 @@ public final class FrameParser {
     private boolean putApplied;
     /** Frames completed so far (lets {@link #feedFrame} stop after one). */
     private long completed;
+    /** Bytes of the current frame consumed so far, header included (0 between frames). */
+    private long frameBytes;
 
     /**
      * @param maxMessage longest DATA payload (the transport's maximum message size)
@@ -159,6 +172,7 @@ public final class FrameParser {
                     int n = (int) Math.min(FrameHeader.BYTES - headerFill, end - pos);
                     MemorySegment.copy(chunk, pos, header, headerFill, n);
                     headerFill += n;
+                    frameBytes += n;
                     pos += n;
                     if (headerFill == FrameHeader.BYTES) {
                         headerFill = 0;
@@ -169,6 +183,7 @@ public final class FrameParser {
                     int n = (int) Math.min(scratchNeed - scratchFill, end - pos);
                     MemorySegment.copy(chunk, pos, scratch, scratchFill, n);
                     scratchFill += n;
+                    frameBytes += n;
                     pos += n;
                     if (scratchFill == scratchNeed) {
                         scratchDone(sink);
@@ -179,17 +194,17 @@ public final class FrameParser {
                         revokedMidPut(sink);
                         continue;
                     }
-                    int n = (int) Math.min(this.length - fill, end - pos);
+                    int n = (int) Math.min(bodyLimit - fill, end - pos);
                     MemorySegment.copy(chunk, pos, target, fill, n);
                     fill += n;
+                    frameBytes += n;
                     pos += n;
-                    if (fill == this.length) {
-                        bodyDone(sink);
-                    }
+                    bodyProgressed(sink);
                 }
                 default -> { // SKIP
                     long n = Math.min(skip, end - pos);
                     skip -= n;
+                    frameBytes += n;
                     pos += n;
                     if (skip == 0) {
                         skipDone(sink);
@@ -234,6 +249,7 @@ public final class FrameParser {
                     } else {
                         buffer = b;
                         body(b.capacitySegment());
+                        bodyLimit = Math.min(len, b.capacity());
                     }
                 } else {
                     done();
@@ -288,6 +304,7 @@ public final class FrameParser {
     private void done() {
         state = HEADER;
         completed++;
+        frameBytes = 0;
     }
 
     private void scratch(int need) {
@@ -299,7 +316,32 @@ public final class FrameParser {
     private void body(MemorySegment into) {
         state = BODY;
         target = into;
+        bodyLimit = length;
         fill = 0;
+    }
+
+    /** After bytes went into the body: the frame is complete, or its buffer full and grown, or neither yet. */
+    private void bodyProgressed(Sink sink) {
+        if (fill == length) {
+            bodyDone(sink);
+        } else if (fill == bodyLimit) {
+            growBody(sink);
+        }
+    }
+
+    /** A message whose memory follows its bytes filled its buffer: the next, larger one takes over. */
+    private void growBody(Sink sink) {
+        Buffer bigger = sink.growMessage((int) fill, (int) length);
+        if (bigger.capacity() <= fill) {
+            bigger.release();
+            throw new IllegalStateException("grown message buffer of " + bigger.capacity() + " bytes holds no more "
+                    + "than the " + fill + " already in");
+        }
+        MemorySegment.copy(buffer.capacitySegment(), 0, bigger.capacitySegment(), 0, fill);
+        buffer.release();
+        buffer = bigger;
+        target = bigger.capacitySegment();
+        bodyLimit = Math.min(length, bigger.capacity());
     }
 
     private void skip(long n) {
@@ -348,7 +390,7 @@ public final class FrameParser {
             case FrameKind.MESSAGE -> {
                 Buffer b = buffer;
                 buffer = null;
-                sink.message(tag, b);
+                sink.message(tag, b.length((int) length)); // a grown buffer may be larger than the message
             }
             case FrameKind.PUT -> sink.putDone(tag, true);
             default -> sink.frame(kind, tag, EMPTY); // GET_RESP: its bytes are in place
@@ -375,11 +417,12 @@ public final class FrameParser {
     }
 
     /**
-     * Bytes still missing from a payload that lands in memory of its own (a message buffer, a granted window, a
-     * get's destination); 0 otherwise, also while inside a header or a small payload.
+     * Bytes the memory of the current payload takes next (a message buffer, a granted window, a get's
+     * destination): the rest of the payload, or of its buffer when the buffer grows as the bytes arrive; 0 otherwise,
+     * also while inside a header or a small payload.
      */
     public int payloadRemaining() {
-        return state == BODY ? (int) Math.min(Integer.MAX_VALUE, length - fill) : 0;
+        return state == BODY ? (int) Math.min(Integer.MAX_VALUE, bodyLimit - fill) : 0;
     }
 
     /**
@@ -419,20 +462,31 @@ public final class FrameParser {
      * discarded, and it is answered as refused even when these were its last bytes.
      */
     public void filled(int n, Sink sink) {
-        if (state != BODY || n < 0 || n > length - fill) {
+        if (state != BODY || n < 0 || n > bodyLimit - fill) {
             throw new IllegalStateException("filled(" + n + ") with " + payloadRemaining() + " bytes missing");
         }
         fill += n;
+        frameBytes += n;
         if (kind == FrameKind.PUT && !sink.putStillGranted()) {
             revokedMidPut(sink);
-        } else if (fill == length) {
-            bodyDone(sink);
+        } else {
+            bodyProgressed(sink);
         }
     }
 
     /** Whether the parser is between frames (nothing partial held). */
     public boolean atFrameBoundary() {
         return state == HEADER && headerFill == 0;
+    }
+
+    /** Frames completed so far: a frame in progress is the same one while this stays the same. */
+    public long framesCompleted() {
+        return completed;
+    }
+
+    /** Bytes of the frame in progress that have arrived, header included; 0 between frames. */
+    public long frameBytes() {
+        return frameBytes;
     }
 
     /** Whether a put's data is being written into a granted window right now (its grant is pinned). */
@@ -450,5 +504,6 @@ public final class FrameParser {
         target = null;
         state = HEADER;
         headerFill = 0;
+        frameBytes = 0;
     }
 }

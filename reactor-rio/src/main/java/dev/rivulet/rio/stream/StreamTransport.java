@@ -5,6 +5,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.TransportOption;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.AuthenticationException;
@@ -65,6 +66,8 @@ public abstract class StreamTransport extends AbstractTransport {
     protected final Capabilities caps;
     protected final SecuritySettings security;
     protected final SocketTuning tuning;
+    /** The receive budget of connections this side dials (listeners have one each). */
+    private final ReceiveBudget dialled;
 
     /**
      * @param streamOptions the stream options under this transport's prefix
@@ -78,6 +81,12 @@ public abstract class StreamTransport extends AbstractTransport {
         this.caps = settings.capabilities(name, config, bandwidth, latency);
         this.security = config.security();
         this.tuning = SocketTuning.from(config.liveness());
+        this.dialled = ReceiveBudget.dialled(security, metrics.budgetCounters());
+    }
+
+    /** A new listener's receive budget: what its connections together may make it commit ahead of their bytes. */
+    ReceiveBudget listenerBudget() {
+        return ReceiveBudget.forListener(security, metrics.budgetCounters());
     }
 
     /**
@@ -138,7 +147,7 @@ public abstract class StreamTransport extends AbstractTransport {
                 byte[] accepted = Handshake.client(tls != null ? tls : io, security, Handshake.KIND_STREAM,
                         NO_SERVICE, settings.limits().encode());
                 StreamLimits peer = StreamLimits.decode(accepted);
-                return (Endpoint) attach(socket, addressOf(target), peer, engineOf(tls));
+                return (Endpoint) attach(socket, addressOf(target), peer, engineOf(tls), dialled, true);
             } catch (RuntimeException | Error e) {
                 closeSocket(socket);
                 throw e;
@@ -211,9 +220,11 @@ public abstract class StreamTransport extends AbstractTransport {
     /**
      * Makes the endpoint of a connected socket that passed set-up, on the next progress loop and that loop's
      * completion queue, with TLS on the data path when {@code tls} is the set-up's engine. Both sides send and accept
-     * no more than the smaller of their limits.
+     * no more than the smaller of their limits. The peer's receive memory comes out of {@code budget} (the
+     * listener's, or the one of dialled connections), in full for an {@code authenticated} peer.
      */
-    public EndpointEngine attach(long socket, String remote, StreamLimits peer, SSLEngine tls) {
+    EndpointEngine attach(long socket, String remote, StreamLimits peer, SSLEngine tls, ReceiveBudget budget,
+                          boolean authenticated) {
         checkOpen();
         ProgressLoop loop = progress.nextLoop();
         StreamChannel channel = newChannel(loop, socket, remote);
@@ -221,8 +232,11 @@ public abstract class StreamTransport extends AbstractTransport {
             channel = new TlsChannel(channel, tls, loop);
         }
         StreamChannel attached = channel;
-        StreamWire wire = new StreamWire(attached, memory, peer.narrow(caps), remote, settings.copyLimit(),
-                Math.min(settings.maxBatchBytes(), peer.maxBatchBytes()), loop, config.liveness());
+        Capabilities agreed = peer.narrow(caps);
+        ReceiveBudget.Connection share = budget.connection(authenticated, agreed.maxMessageSize(),
+                config.liveness().heartbeatInterval().toNanos(), System.nanoTime());
+        StreamWire wire = new StreamWire(attached, memory, agreed, remote, settings.copyLimit(),
+                Math.min(settings.maxBatchBytes(), peer.maxBatchBytes()), loop, config.liveness(), share);
         // Runs before the endpoint's registration and first operation: the loop runs tasks in order.
         loop.execute(() -> attached.attach(wire));
         return newEndpoint(wire, loop);

@@ -3,6 +3,7 @@ package dev.rivulet.rio.stream;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.Op;
@@ -59,7 +60,9 @@ import java.util.Iterator;
  * One receive at a time into the registered receive buffer. The {@link FrameParser} decides from each header alone
  * where its payload may go, so a peer's header never makes this side allocate or write on its word: a message gets a
  * pooled buffer of the transport's domain only when the peer holds a credit for it (counted here from the receives
- * the engine posted), a put's data goes straight into the granted window once its 40-byte request passed
+ * the engine posted), and all of it at once only within the connection's {@link ReceiveBudget} (else a buffer that
+ * grows as the bytes arrive, from {@link #FIRST_PIECE}); a frame trickled to hold that memory ends the connection
+ * ({@code security.minReceiveRate}). A put's data goes straight into the granted window once its 40-byte request passed
  * {@link MemoryDomain#tryResolveRemote} (key, connection, right, window, pin) and is discarded otherwise, a get's
  * response lands straight in the waiting operation's memory, and everything else is small and has a fixed limit.
  * Where the channel can, the rest of a payload of 16 KiB or more is received straight into its destination (no
@@ -118,6 +121,11 @@ public final class StreamWire implements Wire, ChannelUser {
     static final int MAX_BACKLOG = 64;
     /** Bytes of large get answers copied out and not yet written, beyond which answering waits. */
     public static final long MAX_RESPONSE_BYTES = 4 << 20;
+    /**
+     * The first buffer of a message whose memory follows its bytes (beyond the connection's budget); each next one is
+     * twice as large, so it never holds more than twice what arrived, or this.
+     */
+    static final int FIRST_PIECE = 64 << 10;
     /** What a refused RMA request is answered with, whatever the reason. */
     private static final byte[] REFUSED = MemoryDomain.REFUSED.getBytes(StandardCharsets.UTF_8);
 
@@ -129,6 +137,8 @@ public final class StreamWire implements Wire, ChannelUser {
     private final int maxBatchBytes;
     private final ProgressLoop loop;
     private final LivenessMonitor liveness;
+    /** What the peer may make this side commit ahead of its bytes, and how fast its frames must arrive. */
+    private final ReceiveBudget.Connection budget;
     private final FrameParser parser;
     private final FrameParser.Sink frameSink = new Frames();
     private final MemorySegment staging;
@@ -209,12 +219,15 @@ public final class StreamWire implements Wire, ChannelUser {
      * @param maxBatchBytes the engine's coalesced-frame limit
      * @param loop          the progress loop this wire lives on (its coarse clock times liveness)
      * @param liveness      heartbeat interval, peer timeout and write timeout
+     * @param budget        the peer's receive budget: what it may make this side commit ahead of its bytes
      */
     public StreamWire(StreamChannel channel, MemoryDomain memory, Capabilities caps, String remoteAddress,
-                      int copyLimit, int maxBatchBytes, ProgressLoop loop, LivenessSettings liveness) {
+                      int copyLimit, int maxBatchBytes, ProgressLoop loop, LivenessSettings liveness,
+                      ReceiveBudget.Connection budget) {
         this.channel = channel;
         this.loop = loop;
         this.liveness = new LivenessMonitor(liveness, System.nanoTime());
+        this.budget = budget;
         this.memory = memory;
         this.caps = caps;
         this.remoteAddress = remoteAddress;
@@ -632,13 +645,21 @@ public final class StreamWire implements Wire, ChannelUser {
         }
     }
 
-    /** Heartbeats and timeouts, on the loop's coarse clock (see {@link LivenessMonitor}). */
+    /** Heartbeats, timeouts and trickled frames, on the loop's coarse clock (see {@link LivenessMonitor}). */
     private void checkLiveness() {
         long now = loop.coarseNanos();
         if (unfedLength > 0) {
             // This side stopped reading by choice (its backlog is full): the peer's bytes wait in the socket, so
             // its silence is this side's doing. A peer that does not read the answers trips the write timeout.
             liveness.heard();
+            budget.pausedByUs();
+        }
+        if (budget.trickling(now, !parser.atFrameBoundary(), parser.framesCompleted(), parser.frameBytes())) {
+            breakConnection(new ConnectionLostException("a frame from " + remoteAddress + " arrived slower than "
+                    + budget.minReceiveRate() + " bytes/s (security.minReceiveRate): " + parser.frameBytes()
+                    + " bytes in"));
+            abort();
+            return;
         }
         switch (liveness.check(now)) {
             case LivenessMonitor.SEND_HEARTBEAT -> {
@@ -880,7 +901,15 @@ public final class StreamWire implements Wire, ChannelUser {
             if (ControlWord.type(word) == ControlWord.DATA) {
                 credits--;
             }
-            return memory.allocate(length).length(length);
+            if (length <= FIRST_PIECE || budget.commitAhead(length)) {
+                return memory.allocate(length).length(length);
+            }
+            return memory.allocate(FIRST_PIECE); // its memory follows its bytes: growMessage
+        }
+
+        @Override
+        public Buffer growMessage(int filled, int length) {
+            return memory.allocate((int) Math.min(length, 2L * filled));
         }
 
         @Override
@@ -888,6 +917,10 @@ public final class StreamWire implements Wire, ChannelUser {
             int type = ControlWord.type(word);
             if (type == ControlWord.CLOSE) {
                 peerCloseSeen = true;
+            }
+            if (payload != null) {
+                budget.frameDone();
+                budget.delivered(payload.length());
             }
             if (closed) {
                 release(payload);
@@ -1298,6 +1331,7 @@ public final class StreamWire implements Wire, ChannelUser {
         stagedUnits.clear();
         if (!(recvInFlight && recvDirect > 0)) {
             parser.close();
+            budget.frameDone();
             releasePut();
         } // else the kernel may still write into the payload or the window: systemGone() releases them
     }
@@ -1311,6 +1345,7 @@ public final class StreamWire implements Wire, ChannelUser {
         recvInFlight = false;
         recvDirect = 0;
         parser.close();
+        budget.frameDone();
         releasePut();
     }
 

@@ -41,6 +41,9 @@ public enum Win32Function {
     /** {@code int setsockopt(SOCKET, int level, int optname, const char *optval, int optlen)}. */
     SETSOCKOPT("ws2_32", "setsockopt", ErrorSource.WSA,
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)),
+    /** {@code int getpeername(SOCKET, struct sockaddr *name, int *namelen)}. */
+    GETPEERNAME("ws2_32", "getpeername", ErrorSource.WSA,
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS)),
     /** {@code int getsockname(SOCKET, struct sockaddr *name, int *namelen)}. */
     GETSOCKNAME("ws2_32", "getsockname", ErrorSource.WSA,
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS)),

@@ -53,6 +53,7 @@ public final class Ws2_32 implements AutoCloseable {
     private final MethodHandle connect;
     private final MethodHandle setsockopt;
     private final MethodHandle getsockname;
+    private final MethodHandle getpeername;
     private final MethodHandle shutdown;
     private final MethodHandle recv;
     private final MethodHandle send;
@@ -81,6 +82,7 @@ public final class Ws2_32 implements AutoCloseable {
         this.connect = bind(ws2, kernel32, Win32Function.CONNECT);
         this.setsockopt = bind(ws2, kernel32, Win32Function.SETSOCKOPT);
         this.getsockname = bind(ws2, kernel32, Win32Function.GETSOCKNAME);
+        this.getpeername = bind(ws2, kernel32, Win32Function.GETPEERNAME);
         this.shutdown = bind(ws2, kernel32, Win32Function.SHUTDOWN);
         this.recv = bind(ws2, kernel32, Win32Function.RECV);
         this.send = bind(ws2, kernel32, Win32Function.SEND);
@@ -311,11 +313,20 @@ public final class Ws2_32 implements AutoCloseable {
 
     /** {@code getsockname}: the local address, e.g. the port chosen for a bind to port 0. */
     public InetSocketAddress localAddress(long socket) {
+        return name(getsockname, "getsockname", socket);
+    }
+
+    /** {@code getpeername}: the connected peer's address. */
+    public InetSocketAddress remoteAddress(long socket) {
+        return name(getpeername, "getpeername", socket);
+    }
+
+    private static InetSocketAddress name(MethodHandle call, String function, long socket) {
         MemorySegment state = WinErrors.state();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment storage = scratch.allocate(SockaddrIn6.LAYOUT.byteSize(), 8);
             MemorySegment len = scratch.allocateFrom(JAVA_INT, (int) storage.byteSize());
-            check("getsockname", state, (int) getsockname.invokeExact(state, socket, storage, len));
+            check(function, state, (int) call.invokeExact(state, socket, storage, len));
             return decode(storage);
         } catch (Throwable t) {
             throw WinErrors.rethrow(t);

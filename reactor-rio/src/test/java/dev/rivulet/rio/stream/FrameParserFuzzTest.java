@@ -25,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * backpressure ({@code feedFrame}), and payloads received straight into their destination ({@code filled}).
  *
  * <p>Must hold for every input: the only failure is {@link CreditProtocolException}; however the stream is cut and
- * consumed, the frames and the failure are the same as when it arrives in one piece; no message buffer is asked
+ * consumed, and whether a message's memory is given in full on its header or grows as its bytes arrive (as for a peer
+ * beyond its receive budget), the frames and the failure are the same as when it arrives in one piece; no message
+ * buffer is asked
  * for beyond its kind's limit or without a credit; a put writes only inside the slice its grant gave (guard bytes
  * around the window stay untouched), also when the grant is revoked in the middle; and every message buffer is
  * released once the parser is closed.
@@ -51,12 +53,12 @@ class FrameParserFuzzTest {
         byte[] stream = data.consumeRemainingAsBytes();
         long baseline = MEMORY.buffers().outstanding();
 
-        Run whole = new Run(credits, Integer.MAX_VALUE);
+        Run whole = new Run(credits, Integer.MAX_VALUE, false);
         whole.feedWhole(stream);
-        Run chunked = new Run(credits, Integer.MAX_VALUE);
+        Run chunked = new Run(credits, Integer.MAX_VALUE, true);
         chunked.feedChunked(stream, new SplittableRandom(cuts));
-        assertThat(chunked.events).as("frames whatever the cuts").isEqualTo(whole.events);
-        Run revoking = new Run(credits, revokeAt);
+        assertThat(chunked.events).as("frames whatever the cuts and the buffers' growth").isEqualTo(whole.events);
+        Run revoking = new Run(credits, revokeAt, false);
         revoking.feedChunked(stream, new SplittableRandom(~cuts));
 
         for (Run r : List.of(whole, chunked, revoking)) {
@@ -75,12 +77,15 @@ class FrameParserFuzzTest {
         private final MemorySegment window = guarded.asSlice(GUARD, WINDOW);
         private final MemorySegment getDestination = arena.allocate(MAX_RMA);
         private final int revokeAt;
+        /** Whether a message's memory grows as its bytes arrive, from a 64-byte first piece. */
+        private final boolean staged;
         private int credits;
         private int grantChecks;
 
-        Run(int credits, int revokeAt) {
+        Run(int credits, int revokeAt, boolean staged) {
             this.credits = credits;
             this.revokeAt = revokeAt;
+            this.staged = staged;
             guarded.fill(CANARY);
             window.fill((byte) 0);
         }
@@ -148,7 +153,17 @@ class FrameParserFuzzTest {
                 throw new CreditProtocolException("no credit");
             }
             credits--;
+            if (staged && length > 64) {
+                return MEMORY.allocate(64);
+            }
             return MEMORY.allocate(Math.max(1, length)).length(length);
+        }
+
+        @Override
+        public Buffer growMessage(int filled, int length) {
+            assertThat(staged).as("only a staged message grows").isTrue();
+            assertThat(filled).isBetween(64, length - 1);
+            return MEMORY.allocate((int) Math.min(length, 2L * filled));
         }
 
         @Override

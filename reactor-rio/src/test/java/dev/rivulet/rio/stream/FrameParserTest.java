@@ -50,6 +50,9 @@ class FrameParserTest {
         boolean grantPuts = true;
         boolean granted = true;
         int allocations;
+        /** When positive, a message larger than this gets a buffer of this size first, grown as it fills. */
+        int firstPiece;
+        final List<Integer> growths = new ArrayList<>();
 
         @Override
         public Buffer messageBuffer(long word, int length) {
@@ -57,7 +60,16 @@ class FrameParserTest {
                 throw new CreditProtocolException("no credit");
             }
             allocations++;
+            if (firstPiece > 0 && length > firstPiece) {
+                return memory.allocate(firstPiece);
+            }
             return memory.allocate(length).length(length);
+        }
+
+        @Override
+        public Buffer growMessage(int filled, int length) {
+            growths.add(filled);
+            return memory.allocate((int) Math.min(length, 2L * filled));
         }
 
         @Override
@@ -236,6 +248,67 @@ class FrameParserTest {
         FrameParser idle = parser();
         assertThat(idle.payloadRemaining()).isZero();
         assertThatThrownBy(() -> idle.filled(1, new Recorder())).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * A message beyond the peer's receive budget gets a small buffer first, grown (doubling) as its bytes arrive:
+     * delivered intact however the stream is cut and whichever path takes the bytes, never holding more than twice
+     * what arrived, and nothing left allocated.
+     */
+    @Test
+    void aMessageWhoseMemoryFollowsItsBytesArrivesIntactWhereverItIsCut() {
+        byte[] big = bytes(70_000, 9);
+        StreamBuilder b = new StreamBuilder();
+        b.frame(FrameKind.MESSAGE, DATA, big);
+        b.frame(FrameKind.MESSAGE, DATA, bytes(3, 4));
+        MemorySegment stream = b.build();
+        String expected = "message " + Long.toHexString(DATA) + " " + HexFormat.of().formatHex(big);
+        for (int chunk : new int[] {1, 63, 4096, 100_000}) {
+            for (boolean direct : new boolean[] {false, true}) {
+                Recorder r = new Recorder();
+                r.firstPiece = 1024;
+                FrameParser p = parser();
+                long at = 0;
+                while (at < stream.byteSize()) {
+                    long n = Math.min(chunk, stream.byteSize() - at);
+                    int missing = direct && p.mayReceiveDirect(r) ? p.payloadRemaining() : 0;
+                    if (missing > 0) {
+                        long arrived = p.payloadFilled();
+                        assertThat(p.payloadTarget().byteSize()).as("memory held for %d bytes in", arrived)
+                                .isLessThanOrEqualTo(Math.max(1024, 2 * arrived));
+                        int d = (int) Math.min(n, missing);
+                        MemorySegment.copy(stream, at, p.payloadTarget(), p.payloadFilled(), d);
+                        p.filled(d, r);
+                        at += d;
+                        continue;
+                    }
+                    p.feed(stream, at, n, r);
+                    at += n;
+                }
+                assertThat(r.events).as("chunks of %d, direct %s", chunk, direct).hasSize(2).first()
+                        .isEqualTo(expected);
+                assertThat(r.growths).as("doubling from 1 KiB").containsExactly(1024, 2048, 4096, 8192, 16384, 32768,
+                        65536);
+                assertThat(memory.buffers().outstanding()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aPartlyGrownMessageIsReleasedWhenTheParserCloses() {
+        StreamBuilder b = new StreamBuilder();
+        b.frame(FrameKind.MESSAGE, DATA, bytes(10_000, 1));
+        MemorySegment stream = b.build();
+        Recorder r = new Recorder();
+        r.firstPiece = 1024;
+        FrameParser p = parser();
+        p.feed(stream, 0, 5000, r);
+        assertThat(p.frameBytes()).isEqualTo(5000);
+        assertThat(p.atFrameBoundary()).isFalse();
+        assertThat(memory.buffers().outstanding()).isEqualTo(1);
+        p.close();
+        assertThat(memory.buffers().outstanding()).isZero();
+        assertThat(p.frameBytes()).isZero();
     }
 
     @Test

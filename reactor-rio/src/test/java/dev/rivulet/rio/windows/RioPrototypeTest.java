@@ -78,6 +78,7 @@ class RioPrototypeTest {
             Map.entry(Win32Function.ACCEPT, "SOCKET accept(SOCKET, struct sockaddr *, int *)"),
             Map.entry(Win32Function.CONNECT, "int connect(SOCKET, const struct sockaddr *, int)"),
             Map.entry(Win32Function.SETSOCKOPT, "int setsockopt(SOCKET, int, int, const char *, int)"),
+            Map.entry(Win32Function.GETPEERNAME, "int getpeername(SOCKET, struct sockaddr *, int *)"),
             Map.entry(Win32Function.GETSOCKNAME, "int getsockname(SOCKET, struct sockaddr *, int *)"),
             Map.entry(Win32Function.SHUTDOWN, "int shutdown(SOCKET, int)"),
             Map.entry(Win32Function.RECV, "int recv(SOCKET, char *, int, int)"),

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.rio;
 
+import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.windows.WinErrorException;
 import dev.rivulet.rio.windows.WinsockConstants;
@@ -41,6 +42,11 @@ final class RioListener extends AcceptingListener {
     @Override
     protected String remoteName(long accepted) {
         return address() + "#" + Long.toUnsignedString(accepted);
+    }
+
+    @Override
+    protected Object source(long accepted) {
+        return AdmissionControl.sourceOf(ws.remoteAddress(accepted).getAddress());
     }
 
     /** Winsock has no shutdown for a listening socket: closing it is what makes a blocked accept return. */

@@ -1,5 +1,6 @@
 package dev.rivulet.rio.transport.uring;
 
+import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
@@ -51,6 +52,11 @@ final class UringListener extends AcceptingListener {
     @Override
     protected String remoteName(long socket) {
         return UringTransport.format(LibcSockets.remoteAddress((int) socket));
+    }
+
+    @Override
+    protected Object source(long socket) {
+        return AdmissionControl.sourceOf(LibcSockets.remoteAddress((int) socket).getAddress());
     }
 
     @Override

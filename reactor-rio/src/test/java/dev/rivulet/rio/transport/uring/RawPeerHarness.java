@@ -6,7 +6,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.ControlWord;
-import dev.rivulet.core.handshake.AdmissionControl;
+import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.security.SecuritySettings;
@@ -104,6 +104,13 @@ abstract class RawPeerHarness {
     /** A TCP connection to the listener that has said nothing yet; it is closed after the test. */
     protected RawStreamPeer connectRaw(int receiveBuffer) throws IOException {
         RawStreamPeer p = RawStreamPeer.connect(listener.address(), receiveBuffer);
+        peers.add(p);
+        return p;
+    }
+
+    /** As {@link #connectRaw(int)}, from the local address {@code from} (another source on loopback). */
+    protected RawStreamPeer connectRaw(int receiveBuffer, java.net.InetAddress from) throws IOException {
+        RawStreamPeer p = RawStreamPeer.connect(listener.address(), receiveBuffer, from);
         peers.add(p);
         return p;
     }

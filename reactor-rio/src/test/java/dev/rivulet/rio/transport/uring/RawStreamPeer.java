@@ -14,6 +14,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -46,10 +47,18 @@ final class RawStreamPeer implements AutoCloseable {
 
     /** Connects to a {@code uring://} address; {@code receiveBuffer > 0} sets a small SO_RCVBUF first. */
     static RawStreamPeer connect(String address, int receiveBuffer) throws IOException {
+        return connect(address, receiveBuffer, null);
+    }
+
+    /** As {@link #connect(String, int)}, from {@code local} (e.g. 127.0.0.2, another source on loopback) if given. */
+    static RawStreamPeer connect(String address, int receiveBuffer, InetAddress local) throws IOException {
         InetSocketAddress target = StreamAddress.parse(UringTransport.SCHEME, address);
         SocketChannel ch = SocketChannel.open();
         if (receiveBuffer > 0) {
             ch.setOption(StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+        }
+        if (local != null) {
+            ch.bind(new InetSocketAddress(local, 0));
         }
         ch.connect(target);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);

@@ -39,9 +39,16 @@ public final class ChildJvm implements AutoCloseable {
     /** Starts {@code mainClass role args...} in {@code dir} with extra environment variables (unless set already). */
     public static ChildJvm start(Class<?> mainClass, String role, List<String> args, Path dir, Map<String, String> env)
             throws IOException {
+        return start(mainClass, role, args, dir, env, List.of());
+    }
+
+    /** As {@link #start(Class, String, List, Path, Map)}, with JVM flags of its own after the common ones. */
+    public static ChildJvm start(Class<?> mainClass, String role, List<String> args, Path dir, Map<String, String> env,
+                                 List<String> jvmFlags) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
+        cmd.addAll(jvmFlags);
         cmd.add("-cp");
         // Absolute, since the child runs in another directory.
         cmd.add(String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path")
