@@ -28,6 +28,8 @@ final class Libc {
     static final int PROT_READ = 0x1;
     static final int PROT_WRITE = 0x2;
     static final int MAP_SHARED = 0x01;
+    static final int MAP_PRIVATE = 0x02;
+    static final int MAP_ANONYMOUS = 0x20;
     static final int MAP_POPULATE = 0x08000;
     /** {@code MAP_FAILED}, i.e. {@code (void *) -1}. */
     static final long MAP_FAILED = -1L;

@@ -203,6 +203,8 @@ static void constants(void) {
     CONST(PROT_WRITE);
     CONST(MAP_SHARED);
     CONST(MAP_POPULATE);
+    CONST(MAP_PRIVATE);
+    CONST(MAP_ANONYMOUS);
     CONST_AS(MAP_FAILED, (long) MAP_FAILED);
 
     /* io_uring_getevents_arg.sigmask_sz as liburing passes it */

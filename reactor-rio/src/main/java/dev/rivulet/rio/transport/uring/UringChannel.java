@@ -10,6 +10,7 @@ import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.IoUringSqe;
 import dev.rivulet.rio.uring.Iovec;
 import dev.rivulet.rio.uring.Msghdr;
+import dev.rivulet.rio.uring.AnonymousMemory;
 import dev.rivulet.rio.uring.LibcSockets;
 
 import java.lang.foreign.Arena;
@@ -57,12 +58,17 @@ final class UringChannel implements StreamChannel {
     UringChannel(UringLoop ring, int fd, int stagingBytes, int receiveBytes) {
         this.ring = ring;
         this.fd = fd;
-        this.staging = arena.allocate(stagingBytes, PAGE);
-        this.receive = arena.allocate(receiveBytes, PAGE);
+        // Mapped, not allocated: what a connection held goes back to the system when it closes (AnonymousMemory).
+        this.staging = AnonymousMemory.map(roundUp(stagingBytes), arena).asSlice(0, stagingBytes);
+        this.receive = AnonymousMemory.map(roundUp(receiveBytes), arena).asSlice(0, receiveBytes);
         this.msghdr = arena.allocate(Msghdr.LAYOUT);
         this.iovecs = arena.allocate(Iovec.LAYOUT, GATHER_PARTS);
         this.recvMsghdr = arena.allocate(Msghdr.LAYOUT);
         this.recvIovecs = arena.allocate(Iovec.LAYOUT, 2);
+    }
+
+    private static long roundUp(int bytes) {
+        return (bytes + PAGE - 1L) & -PAGE;
     }
 
     /** Joins the ring and starts receiving; on the loop thread, before the endpoint's first operation. */
