@@ -4,26 +4,8 @@
 
 rivulet_die() { echo "rivulet: $*" >&2; exit 1; }
 
-# Prints the feature release of the JDK at $1 (e.g. 25), or nothing when $1 is not a JDK.
-rivulet_jdk_release() {
-  [ -x "$1/bin/javac" ] && [ -x "$1/bin/java" ] || return 0
-  local v
-  v=$("$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n1)
-  case "$v" in 1.*) v=${v#1.} ;; esac
-  echo "${v%%.*}"
-}
-
-# JAVA_HOME first, then the usual system JVM folders, then whatever java is on PATH.
-rivulet_find_jdk() {
-  local c r
-  for c in "${JAVA_HOME:-}" /usr/lib/jvm/* /opt/java/* /opt/jdk* /usr/local/jdk* "$HOME"/.sdkman/candidates/java/* \
-           "$(dirname "$(dirname "$(readlink -f "$(command -v javac 2>/dev/null || echo /nonexistent)")")")"; do
-    [ -n "$c" ] && [ -d "$c" ] || continue
-    r=$(rivulet_jdk_release "$c")
-    if [ -n "$r" ] && [ "$r" -ge 25 ] 2>/dev/null; then echo "$c"; return 0; fi
-  done
-  return 1
-}
+# rivulet_find_jdk: the same search mvnw makes.
+. "$(dirname "${BASH_SOURCE[0]}")/../.mvn/jdk.sh"
 
 if ! JAVA_HOME=$(rivulet_find_jdk); then
   rivulet_die "no JDK 25 or newer found (looked at JAVA_HOME='${JAVA_HOME:-}', /usr/lib/jvm/*, /opt/java/*, PATH).
