@@ -270,6 +270,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 throw new RemoteAccessException("atomic of " + width + " bytes outside remote window of "
                         + remote.length() + " bytes");
             }
+            // A handle's address is aligned as the memory it names: a virtual address, or on software-checked
+            // transports an offset that keeps the alignment (NativeRegistration.checkedInSoftware).
             if ((remote.address() & (width - 1)) != 0) {
                 throw new InvalidRequestException("atomic target 0x" + Long.toHexString(remote.address())
                         + " is not " + width + "-byte aligned");
