@@ -11,6 +11,7 @@ import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.rio.ShmOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,7 +55,11 @@ class ShmHostilePeerTest {
 
     @BeforeEach
     void listen() {
-        server = ShmTests.open(TransportConfig.defaults());
+        listen(TransportConfig.defaults());
+    }
+
+    private void listen(TransportConfig config) {
+        server = ShmTests.open(config);
         listener = server.bind(ShmTests.address("hostile")).block(TIMEOUT);
         listener.accepted().subscribe(accepted::add);
     }
@@ -186,7 +191,25 @@ class ShmHostilePeerTest {
     }
 
     @Test
+    void aSideThatOffersNoCopiesNamesNoAddressOfItsMemory() throws Exception {
+        Endpoint ep = rawPeer();
+        MemoryRegion target = server.memory().register(arena.allocate(64 << 10, 4096), Access.REMOTE_WRITE,
+                Access.REMOTE_READ);
+        RemoteMemory r = ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote();
+        // a valid key and window: still no answer that names where the bytes lie, and no pin left behind
+        write(Records.PUT, 1, r.key(), r.address(), 16384, Records.CROSS_MEMORY);
+        assertThat(answer()).containsExactly(Records.REFUSED, 1);
+        write(Records.GET, 2, r.key(), r.address(), 16384, Records.CROSS_MEMORY);
+        assertThat(answer()).containsExactly(Records.REFUSED, 2);
+        assertThat(target.pins()).isZero();
+        assertThat(ep.isDisposed()).isFalse();
+        target.close();
+    }
+
+    @Test
     void largeRequestsAreCheckedBeforeAByteMovesAndCopyPermissionsAreForOneCopyOnly() throws Exception {
+        server.dispose();
+        listen(TransportConfig.defaults().option(ShmOptions.CROSS_MEMORY_ATTACH, true)); // it offers copies
         Endpoint ep = rawPeer();
         int size = 64 << 10;
         MemoryRegion target = server.memory().register(arena.allocate(size, 4096), Access.REMOTE_WRITE,
