@@ -38,7 +38,7 @@ public final class ProcessControl {
     /**
      * Makes this process non-dumpable: from now on only processes with {@code CAP_SYS_PTRACE} open its
      * {@code /proc/<pid>/fd/*}, {@code mem} and {@code map_files}, copy with {@code process_vm_*} or attach, and it
-     * writes no core dump. It holds until the process changes its credentials or runs another program.
+     * writes no core dump. It holds until the process runs another program.
      *
      * @throws IllegalStateException when the kernel refuses (it does not, for a process lowering itself)
      */
