@@ -73,9 +73,13 @@ public abstract class GrantHandleConformance extends LifecycleConformance {
             // The window starts at byte 4: its first word is misaligned, its second (bytes 8-15) is not.
             RemoteMemory window = exposeOnServer(server().grant(target.slice(4, 40), Access.REMOTE_READ,
                     Access.REMOTE_WRITE, Access.REMOTE_ATOMIC));
-            StepVerifier.create(client().fetchAdd(window.slice(0, 8), 1))
-                    .as("bytes 4-11 are no aligned word, whatever the handle's numbering")
-                    .expectError(InvalidRequestException.class).verify(TIMEOUT);
+            // Providers that name offsets from the registration's first byte (libfabric without FI_MR_VIRT_ADDR)
+            // number this window from 0: the initiator cannot see its alignment, which is theirs to check.
+            if ((window.address() & 7) != 4) {
+                target.close();
+                Assumptions.abort(caps().transport() + " names the window's first byte " + window.address()
+                        + ", not aligned as the memory it names");
+            }
             StepVerifier.create(client().fetchAdd(window.slice(4, 8), 5)).expectNext(0L).verifyComplete();
             assertThat(target.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(5L);
             if (caps().supports(Operation.ATOMIC_FETCH_ADD_32)) {
@@ -83,6 +87,10 @@ public abstract class GrantHandleConformance extends LifecycleConformance {
                 assertThat(target.segment().get(ValueLayout.JAVA_INT, 4)).isEqualTo(3);
             }
             assertThat(target.segment().get(ValueLayout.JAVA_INT, 0)).as("before the window").isZero();
+            StepVerifier.create(client().fetchAdd(window.slice(0, 8), 1))
+                    .as("bytes 4-11 are no aligned word, whatever the handle's numbering")
+                    .expectError(InvalidRequestException.class).verify(TIMEOUT);
+            assertThat(target.segment().get(ValueLayout.JAVA_LONG, 8)).as("nothing moved").isEqualTo(5L);
             target.close();
         }
     }
