@@ -342,8 +342,8 @@ final class ShmWire implements Wire {
                         return -1;
                     }
                     // The value must reach the engine, which only a completion event carries.
-                    events.completed(op, HardwareAtomics.apply(op.atomic(), op.width(), op.operand(),
-                            op.compare(), w.segment(), offset));
+                    events.completed(op, op.atomic().applyTo(w.segment(), offset, op.width(), op.operand(),
+                            op.compare()));
                     return POSTED;
                 }
                 default -> {
@@ -978,7 +978,7 @@ final class ShmWire implements Wire {
         long compare = d.get(ValueLayout.JAVA_LONG, at + 24);
         int op = d.get(ValueLayout.JAVA_INT, at + 32);
         int width = d.get(ValueLayout.JAVA_INT, at + 36);
-        if ((width != 4 && width != 8) || op < 0 || op >= HardwareAtomics.OPS.length) {
+        if ((width != 4 && width != 8) || op < 0 || op >= ATOMICS.length) {
             throw new ShmProtocolException("atomic " + op + " of width " + width);
         }
         // Addresses are aligned as the bytes they name (NativeRegistration.checkedInSoftware), so this is the
@@ -994,8 +994,7 @@ final class ShmWire implements Wire {
         }
         long previous;
         try {
-            previous = HardwareAtomics.apply(HardwareAtomics.OPS[op], width, operand, compare, g.window(),
-                    g.offsetOf(address));
+            previous = ATOMICS[op].applyTo(g.window(), g.offsetOf(address), width, operand, compare);
         } catch (IllegalArgumentException | IllegalStateException e) {
             answer(Records.REFUSED, id); // misaligned for the hardware, or the memory went
             return;
@@ -1006,6 +1005,8 @@ final class ShmWire implements Wire {
         a.value = previous;
         queueAnswer(a);
     }
+
+    private static final dev.rivulet.core.engine.AtomicOp[] ATOMICS = dev.rivulet.core.engine.AtomicOp.values();
 
     private void serveMap(long id, MemorySegment d, long at, int length) {
         if (length != Records.MAP_REQUEST_BYTES) {
