@@ -5,6 +5,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Access;
@@ -187,6 +188,27 @@ class ShmHostilePeerTest {
         assertThat(answer()).as("the granted window itself").containsExactly(Records.OK, 5);
         assertThat(target.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(-1L);
         assertThat(ep.isDisposed()).as("refusing is no reason to end the connection").isFalse();
+        target.close();
+    }
+
+    @Test
+    void atomicsOnAMisalignedWordAreRefusedWhereverTheWindowStarts() throws Exception {
+        Endpoint ep = rawPeer();
+        MemoryRegion target = server.memory().register(arena.allocate(64, 64), Access.REMOTE_ATOMIC);
+        target.segment().fill((byte) 0);
+        // A window starting at byte 4 of a 64-byte line: the handle numbers its bytes from 4, as their alignment is.
+        RemoteMemory r = ep.grant(target.slice(4, 40), Access.REMOTE_ATOMIC).remote();
+        assertThat(r.address()).isEqualTo(4);
+        long fetchAdd8 = (8L << 32) | AtomicOp.FETCH_ADD.ordinal(); // op, then width, as two ints
+        write(Records.ATOMIC, 1, r.key(), r.address(), 1, 0, fetchAdd8);      // bytes 4-11: no word
+        assertThat(answer()).containsExactly(Records.REFUSED, 1);
+        write(Records.ATOMIC, 2, r.key(), r.address() + 2, 1, 0, fetchAdd8);  // bytes 6-13
+        assertThat(answer()).containsExactly(Records.REFUSED, 2);
+        write(Records.ATOMIC, 3, r.key(), r.address() + 4, 7, 0, fetchAdd8);  // bytes 8-15: an aligned word
+        assertThat(answerWithValue()).containsExactly(Records.VALUE, 3, 0);
+        assertThat(target.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(7L);
+        assertThat(target.segment().get(ValueLayout.JAVA_INT, 4)).as("the refused ones changed nothing").isZero();
+        assertThat(ep.isDisposed()).isFalse();
         target.close();
     }
 
