@@ -51,6 +51,16 @@ public final class ShmOptions {
             "let peers map granted windows of shared regions and access them directly");
 
     /**
+     * Whether opening the transport makes this process non-dumpable ({@code prctl(PR_SET_DUMPABLE, 0)}), so that
+     * processes of the same user can no longer open its descriptors, its memory or its shared regions through
+     * {@code /proc/<pid>}, nor copy from or into it with {@code process_vm_*}. It is process-wide and stays for the
+     * life of the process: no core dumps, tools that read {@code /proc/<pid>} as the same user are refused, and
+     * peers cannot map this side's windows nor copy across into it (their operations are served instead).
+     */
+    public static final TransportOption<Boolean> NON_DUMPABLE = TransportOption.flag("shm.nonDumpable", false,
+            "make this process non-dumpable so processes of the same user cannot reach its memory through /proc");
+
+    /**
      * The directory of the listeners' Unix domain sockets; by default {@code $XDG_RUNTIME_DIR/rivulet}, else
      * {@code /tmp/rivulet-<uid>}. It must be owned by this user with mode 0700 (it is created so).
      */
@@ -59,7 +69,7 @@ public final class ShmOptions {
 
     /** Every option of the transport. */
     public static final List<TransportOption<?>> ALL = List.of(RING_BYTES, LARGE_MESSAGE_THRESHOLD, POOL_BYTES,
-            MAX_MESSAGE_SIZE, SPIN_BEFORE_SLEEP, CROSS_MEMORY_ATTACH, MAP_WINDOWS, DIRECTORY);
+            MAX_MESSAGE_SIZE, SPIN_BEFORE_SLEEP, CROSS_MEMORY_ATTACH, MAP_WINDOWS, NON_DUMPABLE, DIRECTORY);
 
     private ShmOptions() {
     }

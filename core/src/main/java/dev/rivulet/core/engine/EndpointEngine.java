@@ -270,6 +270,9 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 throw new RemoteAccessException("atomic of " + width + " bytes outside remote window of "
                         + remote.length() + " bytes");
             }
+            // A handle's address is aligned as the memory it names where it is a virtual address or a software-
+            // checked offset (NativeRegistration.checkedInSoftware keeps the alignment). A provider that numbers a
+            // window from 0 (libfabric without FI_MR_VIRT_ADDR) hides it, and its own check is what counts there.
             if ((remote.address() & (width - 1)) != 0) {
                 throw new InvalidRequestException("atomic target 0x" + Long.toHexString(remote.address())
                         + " is not " + width + "-byte aligned");

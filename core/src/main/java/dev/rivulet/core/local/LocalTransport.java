@@ -43,9 +43,12 @@ final class LocalTransport extends AbstractTransport {
                 Duration.ofNanos(1_000), Completion.REMOTE, Completion.REMOTE);
     }
 
-    /** Local registration: nothing to pin; the key is the domain's random proposal, addresses are virtual. */
+    /**
+     * Local registration: nothing to pin; the key is the domain's random proposal, and a handle names offsets, never
+     * where this JVM's memory lies.
+     */
     private static NativeRegistration register(MemorySegment segment, Set<?> access, long proposedKey) {
-        return new NativeRegistration(proposedKey, segment.address(), MemorySegment.NULL, null, null);
+        return NativeRegistration.checkedInSoftware(segment, proposedKey, null, null);
     }
 
     @Override

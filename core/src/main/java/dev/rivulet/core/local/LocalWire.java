@@ -19,8 +19,6 @@ import dev.rivulet.core.loop.ProgressLoop;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,8 +51,6 @@ final class LocalWire implements Wire {
     /** A coalesced frame in the inbox (plain messages travel as bare buffers). */
     private record BatchArrival(Buffer frame) {
     }
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private final ProgressLoop loop;
     private final MemoryDomain domain;
@@ -241,21 +237,8 @@ final class LocalWire implements Wire {
         Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(), op.width(),
                 Access.REMOTE_ATOMIC, p);
         try {
-            MemorySegment seg = target.window();
-            long off = target.offsetOf(op.remote().address());
-            if (op.width() == 8) {
-                return switch (op.atomic()) {
-                    case ADD, FETCH_ADD -> (long) LONG.getAndAdd(seg, off, op.operand());
-                    case SWAP -> (long) LONG.getAndSet(seg, off, op.operand());
-                    case COMPARE_SWAP -> (long) LONG.compareAndExchange(seg, off, op.compare(), op.operand());
-                };
-            }
-            int operand = (int) op.operand();
-            return switch (op.atomic()) {
-                case ADD, FETCH_ADD -> (int) INT.getAndAdd(seg, off, operand);
-                case SWAP -> (int) INT.getAndSet(seg, off, operand);
-                case COMPARE_SWAP -> (int) INT.compareAndExchange(seg, off, (int) op.compare(), operand);
-            };
+            return op.atomic().applyTo(target.window(), target.offsetOf(op.remote().address()), op.width(),
+                    op.operand(), op.compare());
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {

@@ -94,6 +94,15 @@ public final class Grant implements AutoCloseable {
         return window;
     }
 
+    /**
+     * The address a peer names for the window's first byte (what {@link #remote()} carries): a virtual address where
+     * the provider's contract says so, a number below {@value NativeRegistration#SOFTWARE_ADDRESS_ALIGNMENT} where
+     * Rivulet checks accesses itself. Still answered once the grant is revoked, for a target that must name it.
+     */
+    public long remoteBase() {
+        return registration.remoteBase();
+    }
+
     /** Offset inside {@link #window()} of the address a request names. */
     public long offsetOf(long remoteAddress) {
         return remoteAddress - registration.remoteBase();
@@ -127,8 +136,8 @@ public final class Grant implements AutoCloseable {
 
     /** Whether {@code [address, address + n)} lies inside the window. */
     boolean covers(long address, long n) {
-        // Bases are user-space addresses or 0 and windows are far below 2^62, so a wrapped difference lands far
-        // beyond the window and fails the second test.
+        // Bases are user-space addresses or below 64 and windows are far below 2^62, so a wrapped difference lands
+        // far beyond the window and fails the second test.
         long rel = address - registration.remoteBase();
         return n >= 0 && rel >= 0 && rel <= length - n;
     }

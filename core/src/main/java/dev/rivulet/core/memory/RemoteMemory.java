@@ -11,8 +11,12 @@ import java.util.HexFormat;
  * A window of a peer's registered memory: what one side hands the other out of band so it can {@code put},
  * {@code get} or run atomics there (UCT's packed rkey, an RDMA buffer handle).
  *
- * <p>It is a plain value: the address the target expects in RMA requests (a virtual address or an offset, as the
- * provider's {@code FI_MR_VIRT_ADDR} says), the window's length, the remote key, and opaque provider bytes. Nothing
+ * <p>It is a plain value: the address the target expects in RMA requests, the window's length, the remote key, and
+ * opaque provider bytes. Where Rivulet's own code checks and executes remote accesses ({@code local}, io_uring, RIO,
+ * {@code shm://}) the address is window-relative: the window's first byte is a number below 64 (its position within a
+ * 64-byte line, so alignment is kept) and nothing in the handle says where the owner's memory lies. Where a provider
+ * or NIC does (libfabric, verbs) it is what the provider's contract names: a virtual address with
+ * {@code FI_MR_VIRT_ADDR} and on verbs, an offset otherwise. Nothing
  * here is trusted by the target: it checks key, bounds and access rights again before touching memory. A window can
  * only be narrowed ({@link #slice}), never widened.
  */

@@ -61,7 +61,7 @@ final class ConnectionSetUp {
         Arena arena = Arena.ofShared();
         try (ChannelHandshakeIo io = new ChannelHandshakeIo(socket, deadline)) {
             SetUpParams.Dialling mine = new SetUpParams.Dialling(ShmFiles.PID, settings.maxMessageSize(),
-                    maxRequests, settings.ringBytes(), settings.poolBytes(), canary.address(), canaryBytes);
+                    maxRequests, settings.ringBytes(), settings.poolBytes(), canaryAddress(), canaryBytes);
             SetUpParams.Accepting peer = SetUpParams.Accepting.decode(Handshake.client(io, security,
                     Handshake.KIND_SHM, new byte[0], mine.encode()));
             file = peer.fileName();
@@ -109,7 +109,7 @@ final class ConnectionSetUp {
                 layout[0] = l;
                 reaches[0] = reaches(d.pid(), d.canaryAddress(), d.canary());
                 return new SetUpParams.Accepting(ShmFiles.PID, settings.maxMessageSize(), maxRequests, l,
-                        l.totalBytes(), reaches[0], canary.address(), canaryBytes, name).encode();
+                        l.totalBytes(), reaches[0], canaryAddress(), canaryBytes, name).encode();
             });
             byte[] ready = new byte[SetUpParams.READY_BYTES];
             io.readFully(ready, 0, ready.length);
@@ -132,10 +132,22 @@ final class ConnectionSetUp {
     }
 
     /**
+     * Where the peer finds this side's canary: nowhere (0) unless this side offers cross-memory copies, so that a
+     * peer learns no address of this process it is not going to copy to, and an honest peer's probe says no.
+     */
+    private long canaryAddress() {
+        return settings.offersCrossMemory() ? canary.address() : 0;
+    }
+
+    /**
      * Whether this process may copy from and to process {@code pid}: it reads the canary there and compares. A
-     * refusal (another user, Yama's ptrace scope, a non-dumpable peer) or a pid that is not the peer's says no.
+     * refusal (another user, Yama's ptrace scope, a non-dumpable peer), a peer that offers no copies (no canary
+     * address) or a pid that is not the peer's says no.
      */
     private static boolean reaches(long pid, long address, byte[] expected) {
+        if (address == 0) {
+            return false;
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment into = a.allocate(SetUpParams.CANARY_BYTES);
             long n = CrossMemory.read((int) pid, into.address(), address, SetUpParams.CANARY_BYTES);

@@ -2,6 +2,7 @@ package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.rio.shm.linux.Memory;
+import dev.rivulet.rio.shm.linux.ProcessControl;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,10 +14,11 @@ import java.nio.file.Path;
 
 /**
  * Memory of {@code MemoryDomain.allocateRegion} on this transport: a file under {@code /dev/shm}, mapped shared by
- * this process and unlinked at once, so it has no name and nothing can leak; the descriptor stays open. A peer
- * granted a window of it opens the file through {@code /proc/<pid>/fd/<fd>} (which the kernel allows only to
- * processes that may read this one's descriptors: the same user, while this process is dumpable) and maps exactly
- * the window's pages.
+ * this process and unlinked at once, so it has no name and nothing can leak; the descriptor stays open (close-on-exec:
+ * no program this process runs inherits it). A peer granted a window of it opens the file through
+ * {@code /proc/<pid>/fd/<fd>} and maps exactly the window's pages. The kernel lets every process that may read this
+ * one's descriptors open that path, read-write and whole: any process of the same user while this process is
+ * dumpable, granted or not. Grants bind peers that go through Rivulet; {@code shm.nonDumpable} closes the path.
  *
  * <p>Freeing it unmaps this process's view and truncates the file to nothing, so a peer that kept a mapping (one
  * that never answered the unmap notice) reaches no byte of it afterwards: its accesses fault.
@@ -46,6 +48,10 @@ final class SharedAllocation {
             ch = ShmFiles.create(name);
             MemorySegment s = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             int fd = descriptorOf(ShmFiles.DIRECTORY.resolve(name));
+            int rc = ProcessControl.closeOnExec(fd);
+            if (rc != 0) {
+                throw new IOException("fcntl(FD_CLOEXEC) on descriptor " + fd + " failed: errno " + -rc);
+            }
             return new SharedAllocation(arena, ch, s, fd);
         } catch (IOException | RuntimeException e) {
             arena.close();

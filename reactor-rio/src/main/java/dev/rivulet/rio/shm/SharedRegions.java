@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The transport's {@link Registrar}. Keys are checked in software, as on every transport whose target serves
- * requests itself: the key is the domain's random proposal, and a request is let through only by
- * {@code MemoryDomain.tryResolveRemote}. On top of that it places {@code allocateRegion} memory in
+ * requests itself: the key is the domain's random proposal, a handle names offsets in its window (never where this
+ * process's memory lies), and a request is let through only by {@code MemoryDomain.tryResolveRemote}. On top of that it places {@code allocateRegion} memory in
  * {@link SharedAllocation}s, marks grants of page-aligned windows of them as mappable (one provider byte: a hint to
  * the peer, which still asks and is still checked), and remembers which connections' peers mapped a window of which
  * grant, so that revoking the grant tells each of those peers to unmap.
@@ -38,11 +38,10 @@ final class SharedRegions implements Registrar {
         boolean remote = access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE)
                 || access.contains(Access.REMOTE_ATOMIC);
         if (!remote) {
-            return new NativeRegistration(proposedKey, segment.address(), MemorySegment.NULL, null, null);
+            return NativeRegistration.checkedInSoftware(segment, proposedKey, null, null);
         }
         byte[] hint = mappable(segment.address(), segment.byteSize(), access) != null ? MAPPABLE : null;
-        return new NativeRegistration(proposedKey, segment.address(), MemorySegment.NULL, hint,
-                () -> revoked(proposedKey));
+        return NativeRegistration.checkedInSoftware(segment, proposedKey, hint, () -> revoked(proposedKey));
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rio.ShmOptions;
+import dev.rivulet.rio.shm.linux.ProcessControl;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -62,7 +63,12 @@ final class ShmTransport extends AbstractTransport {
         }
         config.checkOptions(NAME, ShmOptions.ALL);
         ShmSettings s = ShmSettings.from(config);
-        SharedRegions r = new SharedRegions(s.mapWindows());
+        if (s.nonDumpable()) {
+            // Before any connection or region exists, so nothing of this transport is ever reachable through
+            // /proc/<pid> by processes of the same user.
+            ProcessControl.makeNonDumpable();
+        }
+        SharedRegions r = new SharedRegions(s.offersWindows());
         super(NAME, config, r, ShmOptions.ALL);
         this.settings = s;
         this.regions = r;

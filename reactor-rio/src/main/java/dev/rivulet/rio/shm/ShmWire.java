@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -79,8 +78,6 @@ final class ShmWire implements Wire {
 
     private static final MemoryAccess MEMORY = Internals.memory();
     private static final Logger log = LoggerFactory.getLogger(ShmWire.class);
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     /** Records read per poll at most, so one busy connection cannot starve the others of a loop. */
     private static final int READ_BATCH = 256;
@@ -113,6 +110,7 @@ final class ShmWire implements Wire {
     private final int threshold;
     private final int maxMessage;
     private final boolean crossMemory;
+    private final boolean offersCrossMemory;
     private final boolean mapWindows;
     private final int maxAnswers;
 
@@ -187,6 +185,7 @@ final class ShmWire implements Wire {
         this.maxMessage = (int) caps.maxMessageSize();
         this.threshold = Math.min(settings.largeMessageThreshold(), conn.out.maxPayload() - Records.RMA_REQUEST_BYTES);
         this.crossMemory = settings.crossMemoryAttach() && conn.reachesPeer;
+        this.offersCrossMemory = settings.offersCrossMemory();
         this.mapWindows = settings.mapWindows();
         this.maxAnswers = conn.peerMaxRequests;
         this.peerBeats = conn.peerBeats();
@@ -343,7 +342,8 @@ final class ShmWire implements Wire {
                         return -1;
                     }
                     // The value must reach the engine, which only a completion event carries.
-                    events.completed(op, atomic(op, w.segment(), offset));
+                    events.completed(op, op.atomic().applyTo(w.segment(), offset, op.width(), op.operand(),
+                            op.compare()));
                     return POSTED;
                 }
                 default -> {
@@ -949,9 +949,16 @@ final class ShmWire implements Wire {
         }
     }
 
-    /** The initiator copies itself: tell it where, keep the grant pinned until it says it is done. */
+    /**
+     * The initiator copies itself: tell it where, keep the grant pinned until it says it is done. The answer names a
+     * virtual address of this process (what {@code process_vm_writev} needs), so only a side that offers copies
+     * answers at all: elsewhere an honest peer never asks (it found no canary), and one that asks learns nothing.
+     */
     private void allowCopy(long id, Grant g, long address) {
-        if (g == null) {
+        if (g == null || !offersCrossMemory) {
+            if (g != null) {
+                MEMORY.unpin(g);
+            }
             answer(Records.REFUSED, id);
             return;
         }
@@ -974,6 +981,8 @@ final class ShmWire implements Wire {
         if ((width != 4 && width != 8) || op < 0 || op >= ATOMICS.length) {
             throw new ShmProtocolException("atomic " + op + " of width " + width);
         }
+        // Addresses are aligned as the bytes they name (NativeRegistration.checkedInSoftware), so this is the
+        // target word's own alignment; the VarHandle atomic below refuses a misaligned word again.
         if ((address & (width - 1)) != 0) {
             answer(Records.REFUSED, id);
             return;
@@ -985,7 +994,7 @@ final class ShmWire implements Wire {
         }
         long previous;
         try {
-            previous = atomic(ATOMICS[op], width, operand, compare, g.window(), g.offsetOf(address));
+            previous = ATOMICS[op].applyTo(g.window(), g.offsetOf(address), width, operand, compare);
         } catch (IllegalArgumentException | IllegalStateException e) {
             answer(Records.REFUSED, id); // misaligned for the hardware, or the memory went
             return;
@@ -998,28 +1007,6 @@ final class ShmWire implements Wire {
     }
 
     private static final dev.rivulet.core.engine.AtomicOp[] ATOMICS = dev.rivulet.core.engine.AtomicOp.values();
-
-    private static long atomic(Op op, MemorySegment s, long offset) {
-        return atomic(op.atomic(), op.width(), op.operand(), op.compare(), s, offset);
-    }
-
-    /** A real hardware atomic on {@code s} (a shared mapping or this process's own memory). */
-    private static long atomic(dev.rivulet.core.engine.AtomicOp a, int width, long operand, long compare,
-                               MemorySegment s, long offset) {
-        if (width == 8) {
-            return switch (a) {
-                case ADD, FETCH_ADD -> (long) LONG.getAndAdd(s, offset, operand);
-                case SWAP -> (long) LONG.getAndSet(s, offset, operand);
-                case COMPARE_SWAP -> (long) LONG.compareAndExchange(s, offset, compare, operand);
-            };
-        }
-        int v = (int) operand;
-        return switch (a) {
-            case ADD, FETCH_ADD -> (int) INT.getAndAdd(s, offset, v);
-            case SWAP -> (int) INT.getAndSet(s, offset, v);
-            case COMPARE_SWAP -> (int) INT.compareAndExchange(s, offset, (int) compare, v);
-        };
-    }
 
     private void serveMap(long id, MemorySegment d, long at, int length) {
         if (length != Records.MAP_REQUEST_BYTES) {
@@ -1172,7 +1159,7 @@ final class ShmWire implements Wire {
                     d.set(ValueLayout.JAVA_LONG, at, a.value);
                     d.set(ValueLayout.JAVA_LONG, at + 8, a.offset);
                     d.set(ValueLayout.JAVA_LONG, at + 16, a.length);
-                    d.set(ValueLayout.JAVA_LONG, at + 24, a.grant.window().address());
+                    d.set(ValueLayout.JAVA_LONG, at + 24, a.grant.remoteBase()); // what the peer's handle names
                     d.set(ValueLayout.JAVA_INT, at + 32, a.fd);
                     d.set(ValueLayout.JAVA_INT, at + 36, a.rights);
                 }

@@ -46,10 +46,11 @@ public record StreamTransportSettings(int maxMessageSize, int stagingBytes, int 
     }
 
     /**
-     * Software RMA needs no provider registration: the key is the domain's random proposal and peers name virtual
-     * addresses, checked by {@code MemoryDomain.resolveRemote} when a request arrives.
+     * Software RMA needs no provider registration: the key is the domain's random proposal and peers name offsets in
+     * the window ({@link NativeRegistration#checkedInSoftware}: never where this process's memory lies), checked by
+     * {@code MemoryDomain.resolveRemote} when a request arrives.
      */
     public static NativeRegistration softwareRegistration(MemorySegment segment, Set<Access> access, long proposedKey) {
-        return new NativeRegistration(proposedKey, segment.address(), MemorySegment.NULL, null, null);
+        return NativeRegistration.checkedInSoftware(segment, proposedKey, null, null);
     }
 }

@@ -5,12 +5,14 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.rio.ShmOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,7 +56,11 @@ class ShmHostilePeerTest {
 
     @BeforeEach
     void listen() {
-        server = ShmTests.open(TransportConfig.defaults());
+        listen(TransportConfig.defaults());
+    }
+
+    private void listen(TransportConfig config) {
+        server = ShmTests.open(config);
         listener = server.bind(ShmTests.address("hostile")).block(TIMEOUT);
         listener.accepted().subscribe(accepted::add);
     }
@@ -186,7 +192,46 @@ class ShmHostilePeerTest {
     }
 
     @Test
+    void atomicsOnAMisalignedWordAreRefusedWhereverTheWindowStarts() throws Exception {
+        Endpoint ep = rawPeer();
+        MemoryRegion target = server.memory().register(arena.allocate(64, 64), Access.REMOTE_ATOMIC);
+        target.segment().fill((byte) 0);
+        // A window starting at byte 4 of a 64-byte line: the handle numbers its bytes from 4, as their alignment is.
+        RemoteMemory r = ep.grant(target.slice(4, 40), Access.REMOTE_ATOMIC).remote();
+        assertThat(r.address()).isEqualTo(4);
+        long fetchAdd8 = (8L << 32) | AtomicOp.FETCH_ADD.ordinal(); // op, then width, as two ints
+        write(Records.ATOMIC, 1, r.key(), r.address(), 1, 0, fetchAdd8);      // bytes 4-11: no word
+        assertThat(answer()).containsExactly(Records.REFUSED, 1);
+        write(Records.ATOMIC, 2, r.key(), r.address() + 2, 1, 0, fetchAdd8);  // bytes 6-13
+        assertThat(answer()).containsExactly(Records.REFUSED, 2);
+        write(Records.ATOMIC, 3, r.key(), r.address() + 4, 7, 0, fetchAdd8);  // bytes 8-15: an aligned word
+        assertThat(answerWithValue()).containsExactly(Records.VALUE, 3, 0);
+        assertThat(target.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(7L);
+        assertThat(target.segment().get(ValueLayout.JAVA_INT, 4)).as("the refused ones changed nothing").isZero();
+        assertThat(ep.isDisposed()).isFalse();
+        target.close();
+    }
+
+    @Test
+    void aSideThatOffersNoCopiesNamesNoAddressOfItsMemory() throws Exception {
+        Endpoint ep = rawPeer();
+        MemoryRegion target = server.memory().register(arena.allocate(64 << 10, 4096), Access.REMOTE_WRITE,
+                Access.REMOTE_READ);
+        RemoteMemory r = ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote();
+        // a valid key and window: still no answer that names where the bytes lie, and no pin left behind
+        write(Records.PUT, 1, r.key(), r.address(), 16384, Records.CROSS_MEMORY);
+        assertThat(answer()).containsExactly(Records.REFUSED, 1);
+        write(Records.GET, 2, r.key(), r.address(), 16384, Records.CROSS_MEMORY);
+        assertThat(answer()).containsExactly(Records.REFUSED, 2);
+        assertThat(target.pins()).isZero();
+        assertThat(ep.isDisposed()).isFalse();
+        target.close();
+    }
+
+    @Test
     void largeRequestsAreCheckedBeforeAByteMovesAndCopyPermissionsAreForOneCopyOnly() throws Exception {
+        server.dispose();
+        listen(TransportConfig.defaults().option(ShmOptions.CROSS_MEMORY_ATTACH, true)); // it offers copies
         Endpoint ep = rawPeer();
         int size = 64 << 10;
         MemoryRegion target = server.memory().register(arena.allocate(size, 4096), Access.REMOTE_WRITE,

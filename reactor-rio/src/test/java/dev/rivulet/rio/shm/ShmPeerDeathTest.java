@@ -20,10 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +43,7 @@ class ShmPeerDeathTest {
     private static final Duration BOUND = Duration.ofSeconds(3);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private Process child;
+    private ChildProcess child;
     private Transport transport;
     private final Arena arena = Arena.ofShared();
 
@@ -63,47 +60,26 @@ class ShmPeerDeathTest {
     }
 
     @AfterEach
-    void close() {
+    void close() throws InterruptedException {
         if (child != null) {
-            child.destroyForcibly();
+            child.close();
         }
         transport.dispose();
         arena.close();
         LeakDetector.disable();
     }
 
-    /** Starts {@link ShmPeerProcess} and returns the line it prints after {@code prefix}. */
+    /** Starts {@link ShmPeerProcess} and returns the line it prints after {@code expect}. */
     private String start(String expect, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                ShmPeerProcess.class.getName()));
-        cmd.addAll(List.of(args));
-        child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                String l;
-                while ((l = out.readLine()) != null) {
-                    if (l.startsWith(expect)) {
-                        return l.substring(expect.length()).trim();
-                    }
-                    System.out.println("[peer] " + l);
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            throw new IllegalStateException("peer exited before printing " + expect);
-        });
-        String found = line.get(60, TimeUnit.SECONDS);
-        Thread.ofPlatform().daemon(true).start(() -> out.lines().forEach(l -> { }));
-        return found;
+        child = ChildProcess.jvm(List.of(), ShmPeerProcess.class, args);
+        return child.await(expect, Duration.ofSeconds(60));
     }
 
     /** SIGKILLs the peer; returns when it was sent. */
     private long kill() throws InterruptedException {
         long at = System.nanoTime();
-        child.destroyForcibly();
-        assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        child.process.destroyForcibly();
+        assertThat(child.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
         return at;
     }
 
