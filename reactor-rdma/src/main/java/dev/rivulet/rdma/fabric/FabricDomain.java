@@ -106,8 +106,13 @@ final class FabricDomain implements AutoCloseable {
     final boolean hmem;
     /** Device memory declared for registration, by start address (see {@link #declareDevice}). */
     private final ConcurrentSkipListMap<Long, DeviceRange> deviceRanges = new ConcurrentSkipListMap<>();
-    /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
-    private volatile byte[] sampleName;
+    /**
+     * The name of a scratch endpoint opened and closed at open: the form of this domain's names, against which a
+     * peer's name is checked before anything is opened for that peer.
+     */
+    private byte[] sampleName;
+    /** Endpoints opened so far, scratch ones included (tests count what a peer made this domain open). */
+    private long opened;
 
     /** Endpoints the transport has not let go of yet. */
     private final Set<EndpointHandles> held = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -144,13 +149,21 @@ final class FabricDomain implements AutoCloseable {
         return held.size();
     }
 
-    /** The name of an endpoint this domain opened (one always is before a peer's name is checked). */
+    /** Endpoints opened since the domain was, let go of or not. */
+    synchronized long openedCount() {
+        return opened;
+    }
+
+    /** The name of an endpoint of this domain, for the form of names ({@link #sampleName}). */
     byte[] sampleName() {
-        byte[] n = sampleName;
-        if (n == null) {
-            throw new IllegalStateException("no endpoint opened yet");
-        }
-        return n;
+        return sampleName;
+    }
+
+    /** Opens and closes a scratch endpoint to learn the form of this domain's names. */
+    private void learnNameForm() {
+        EndpointHandles h = openEndpoint(16, false);
+        sampleName = h.name();
+        closeEndpoint(h, FI_ADDR_NOTAVAIL, () -> { });
     }
 
     /**
@@ -194,6 +207,7 @@ final class FabricDomain implements AutoCloseable {
         }
         MemorySegment fabric = MemorySegment.NULL;
         MemorySegment domain = MemorySegment.NULL;
+        FabricDomain d;
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment out = tmp.allocate(ADDRESS);
             check("fi_fabric", Libfabric.fabric(FiInfo.fabricAttr(info), out, MemorySegment.NULL));
@@ -214,7 +228,7 @@ final class FabricDomain implements AutoCloseable {
                 ShmJanitor.sweepDead();
                 ShmJanitor.removeOwnAtExit();
             }
-            return new FabricDomain(provider, info, fabric, domain, av, atomics);
+            d = new FabricDomain(provider, info, fabric, domain, av, atomics);
         } catch (RuntimeException e) {
             if (domain.address() != 0) {
                 Fid.close(domain);
@@ -225,6 +239,13 @@ final class FabricDomain implements AutoCloseable {
             Libfabric.freeinfo(info);
             throw e;
         }
+        try {
+            d.learnNameForm();
+        } catch (RuntimeException e) {
+            d.close();
+            throw e;
+        }
+        return d;
     }
 
     private static MemorySegment getinfo(String provider, long caps, int dataProgress) {
@@ -324,12 +345,10 @@ final class FabricDomain implements AutoCloseable {
             check("fi_getname", FidEp.getname(ep, name, len));
             byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             EndpointHandles h = new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
-            if (sampleName == null) {
-                sampleName = bytes;
-            }
             synchronized (this) {
                 held.add(h);
                 openInLibfabric++;
+                opened++;
             }
             if (sharesPeerMappings) {
                 SameProcessShm.PROCESS.opened(bytes);
