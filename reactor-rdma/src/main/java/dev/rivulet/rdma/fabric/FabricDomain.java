@@ -12,6 +12,7 @@ import dev.rivulet.rdma.libfabric.FiEpAttr;
 import dev.rivulet.rdma.libfabric.FiFabricAttr;
 import dev.rivulet.rdma.libfabric.FiInfo;
 import dev.rivulet.rdma.libfabric.FiMrAttr;
+import dev.rivulet.rdma.libfabric.FiRxAttr;
 import dev.rivulet.rdma.libfabric.FiTxAttr;
 import dev.rivulet.rdma.libfabric.FidAv;
 import dev.rivulet.rdma.libfabric.FidCq;
@@ -170,9 +171,10 @@ final class FabricDomain implements AutoCloseable {
      * Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead.
      * {@code dataProgress} is the {@code fi_domain_attr.data_progress} hint: {@code FI_PROGRESS_UNSPEC} takes the
      * provider's own model, {@code FI_PROGRESS_MANUAL} asks for data to move only inside this transport's
-     * {@code fi_cq_read} calls (providers that only progress automatically still match).
+     * {@code fi_cq_read} calls (providers that only progress automatically still match). {@code queueSize} is the
+     * most operations, and the most receives, an endpoint of the transport keeps posted ({@link #sizeQueues}).
      */
-    static FabricDomain open(String provider, int dataProgress) {
+    static FabricDomain open(String provider, int dataProgress, int queueSize) {
         Libfabric.ensureAvailable();
         // Source addresses first: every arrival then says who sent it, so a stranger who learned an endpoint's
         // address cannot feed its receive(). Then without atomics, then without either.
@@ -205,6 +207,7 @@ final class FabricDomain implements AutoCloseable {
                     + "' provider with RDM endpoints, messages and RMA" + progress + "; it offers: "
                     + String.join(", ", offeredProviders()));
         }
+        sizeQueues(info, queueSize);
         MemorySegment fabric = MemorySegment.NULL;
         MemorySegment domain = MemorySegment.NULL;
         FabricDomain d;
@@ -246,6 +249,23 @@ final class FabricDomain implements AutoCloseable {
             throw e;
         }
         return d;
+    }
+
+    /**
+     * Sizes every endpoint's transmit and receive queues ({@code tx_attr->size}, {@code rx_attr->size}) to what one
+     * endpoint posts at most, {@code queueSize}, where the provider offers more: rxm, for one, otherwise keeps
+     * 2048-entry receive queues and send credits per endpoint, and shm sizes its region by them. A full queue
+     * answers a post with {@code -FI_EAGAIN}, which the endpoint retries.
+     */
+    private static void sizeQueues(MemorySegment info, int queueSize) {
+        MemorySegment tx = FiInfo.txAttr(info);
+        MemorySegment rx = FiInfo.rxAttr(info);
+        if (FiTxAttr.size(tx) > queueSize) {
+            FiTxAttr.setSize(tx, queueSize);
+        }
+        if (FiRxAttr.size(rx) > queueSize) {
+            FiRxAttr.setSize(rx, queueSize);
+        }
     }
 
     private static MemorySegment getinfo(String provider, long caps, int dataProgress) {
@@ -416,6 +436,7 @@ final class FabricDomain implements AutoCloseable {
         if (rc != 0 || rc2 != 0) {
             log.warn("fi_close(ep/cq) = {}/{}", rc, rc2);
         }
+        HeapTrim.SHARED.request(); // the provider's pools for this endpoint are free now: give the pages back
     }
 
     private void closedInLibfabric() {

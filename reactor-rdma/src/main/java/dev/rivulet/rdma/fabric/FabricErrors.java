@@ -20,7 +20,9 @@ final class FabricErrors {
     private FabricErrors() {
     }
 
-    /** A failed call ({@code rc} negative): an unreachable peer is a lost connection, anything else a provider error. */
+    /**
+     * A failed call (negative {@code rc}): an unreachable peer is a lost connection, anything else a provider error.
+     */
     static TransportException ofCall(String provider, String call, long rc) {
         int code = (int) -rc;
         return switch (code) {

@@ -58,7 +58,8 @@ public final class FabricTransport extends AbstractTransport {
 
     static FabricTransport open(TransportConfig config) {
         config.checkOptions("libfabric", FabricOptions.ALL);
-        FabricDomain fabric = FabricDomain.open(config.get(FabricOptions.PROVIDER), dataProgress(config));
+        FabricDomain fabric = FabricDomain.open(config.get(FabricOptions.PROVIDER), dataProgress(config),
+                queueSize(config));
         try {
             return new FabricTransport(config, fabric);
         } catch (RuntimeException e) {
@@ -246,6 +247,14 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     private int cqSize() {
+        return queueSize(config);
+    }
+
+    /**
+     * The most an endpoint keeps posted at once, which sizes its completion queue and the provider's transmit and
+     * receive queues: as many as its context slots (FabricWire), the send and receive windows plus control words.
+     */
+    static int queueSize(TransportConfig config) {
         return config.sendQueueDepth() + config.receiveQueueDepth() + FabricWire.CONTROL_SLOTS + 16;
     }
 

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Must hold: a bad name is refused with {@link HandshakeException} and nothing else; a socket address that
  * passes has exactly the size of its family, a port, a host address, and (when the check is on) names the host the
- * connection came from or, over loopback, a loopback address; a string name that passes is NUL-terminated, short, of the
- * provider's own scheme, and came over loopback; a binary name that passes has the provider's size.
+ * connection came from or, over loopback, a loopback address; a string name that passes is NUL-terminated, short,
+ * of the provider's own scheme, and came over loopback; a binary name that passes has the provider's size.
  */
 class BootstrapNameFuzzTest {
 
