@@ -23,7 +23,8 @@ import java.util.Map;
  *   <li>{@code FI_UNIVERSE_SIZE}: rxm sizes each endpoint's internal completion queue for this many peers
  *       (default 1024, times 128 entries each: 131 072 entries of about 50 bytes). The queue spills into an
  *       overflow list when full, so a smaller one is safe; one endpoint here has one peer.</li>
- *   <li>{@code FI_OFI_RXM_BUFFER_SIZE}: see {@link #RXM_BUFFER_SIZE}.</li>
+ *   <li>{@code FI_OFI_RXM_BUFFER_SIZE} and {@code FI_OFI_RXM_EAGER_LIMIT}: see {@link #RXM_BUFFER_SIZE} and
+ *       {@link #RXM_EAGER_LIMIT}.</li>
  * </ul>
  */
 public final class ProviderParameters {
@@ -31,11 +32,20 @@ public final class ProviderParameters {
     /**
      * rxm's bounce buffer size. Each rxm endpoint allocates its receive pool, and its send pool once it sends,
      * 1024 buffers at a time and zeroes each block, so an endpoint holds at least 1024 of them per pool: about 2.2 MiB
-     * each at 2 KiB, 16.5 MiB at rxm's default 16 KiB. Messages up to this size go in one buffer, larger ones up to
-     * eight times it in segments of it (SAR), larger still by rxm's rendezvous (the receiver reads the message
-     * straight from the sender's buffer, with no bounce-buffer copies).
+     * each at 2 KiB, 16.5 MiB at rxm's default 16 KiB. Over tcp, rxm receives a message's header into a bounce buffer
+     * and its payload straight into the receive it matches ("dynamic receive buffers"); only a message that arrives
+     * before its receive is posted, and rxm's own control messages, are kept in a bounce buffer (an unexpected
+     * message larger than one in memory of its own).
      */
     static final String RXM_BUFFER_SIZE = "2048";
+    /**
+     * rxm's eager limit, kept at its default (the default buffer size): messages up to 16 KiB go in one message,
+     * larger ones by rxm's rendezvous, as with rxm's defaults. rxm refuses a connection from a peer whose eager limit
+     * differs, so this keeps Rivulet's endpoints reachable by, and able to reach, libfabric programs that run with
+     * rxm's defaults. It applies where rxm places payloads directly (tcp); over verbs the eager limit is the buffer
+     * size, and peers must set the same {@code FI_OFI_RXM_BUFFER_SIZE}.
+     */
+    static final String RXM_EAGER_LIMIT = "16384";
     /** Twice a default receive window (128) for the staging buffers; see the class comment. */
     static final String RXM_MSG_RX_SIZE = "256";
     static final String UNIVERSE_SIZE = "64";
@@ -46,6 +56,7 @@ public final class ProviderParameters {
     static {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("FI_OFI_RXM_BUFFER_SIZE", RXM_BUFFER_SIZE);
+        m.put("FI_OFI_RXM_EAGER_LIMIT", RXM_EAGER_LIMIT);
         m.put("FI_OFI_RXM_MSG_RX_SIZE", RXM_MSG_RX_SIZE);
         m.put("FI_UNIVERSE_SIZE", UNIVERSE_SIZE);
         DEFAULTS = java.util.Collections.unmodifiableMap(m);
