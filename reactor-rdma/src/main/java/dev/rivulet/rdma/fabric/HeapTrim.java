@@ -21,7 +21,6 @@ final class HeapTrim {
     private static final long DELAY_MS = 50;
 
     private final AtomicBoolean pending = new AtomicBoolean();
-    private volatile long trims;
 
     private HeapTrim() {
     }
@@ -47,14 +46,8 @@ final class HeapTrim {
         pending.set(false); // before the trim: a close during it asks for another
         try {
             NativeHeap.trim();
-            trims++;
         } catch (Throwable t) {
             log.debug("malloc_trim failed", t);
         }
-    }
-
-    /** Trims done so far (tests wait for one). */
-    long trims() {
-        return trims;
     }
 }
