@@ -17,8 +17,9 @@ import java.net.SocketTimeoutException;
  * timeout, and tells a graceful close (a goodbye byte) from a vanished peer. The libfabric and the ibverbs transport
  * speak the same bytes on it.
  *
- * <p>During set-up, where the listener must not send before the client can take it, the client sends {@link #READY}
- * once it can ({@link #sendReady}) and the listener waits for it ({@link #awaitReady}). Afterwards single bytes:
+ * <p>During set-up, one side says {@link #READY} ({@link #sendReady}) as its last step and the other waits for it
+ * ({@link #awaitReady}) before it goes on: the ibverbs client once its queue pair can take the listener's messages;
+ * the libfabric listener once the client's fabric hello arrived. Afterwards single bytes:
  * {@link #HEARTBEAT} when this side sent nothing for a heartbeat interval (answered with {@link #HEARTBEAT_ACK}),
  * {@link #GOODBYE} before a graceful close. End of stream without a goodbye, any other byte, or silence for the peer
  * timeout means the peer is gone.
@@ -28,7 +29,7 @@ public final class LivenessChannel {
     static final int GOODBYE = 0x01;
     static final int HEARTBEAT = 0x02;
     static final int HEARTBEAT_ACK = 0x03;
-    /** Client → listener, once, as the set-up's last step: the listener's side may send from now on. */
+    /** Once, as the set-up's last step: the side waiting for it may go on (see the class comment). */
     static final int READY = 0x04;
 
     /** What the channel tells the connection it watches. */
@@ -124,14 +125,27 @@ public final class LivenessChannel {
         BootstrapSockets.closeQuietly(socket);
     }
 
-    /** The client's side of the set-up's last step, before anything else is written on the socket. */
+    /** The set-up's last step, before anything else is written on the socket. */
     public static void sendReady(Socket s) throws IOException {
         OutputStream o = s.getOutputStream();
         o.write(READY);
         o.flush();
     }
 
-    /** The listener's side of {@link #sendReady}: waits for it until {@code deadline} ({@link System#nanoTime()}). */
+    /**
+     * A look for {@link #sendReady} that does not wait: 1 when it came, 0 when nothing came yet, -1 when the other
+     * side ended the connection or sent anything else (it gave the set-up up).
+     */
+    public static int pollReady(Socket s) throws IOException {
+        s.setSoTimeout(1);
+        try {
+            return s.getInputStream().read() == READY ? 1 : -1;
+        } catch (SocketTimeoutException quiet) {
+            return 0;
+        }
+    }
+
+    /** The other side of {@link #sendReady}: waits for it until {@code deadline} ({@link System#nanoTime()}). */
     public static void awaitReady(Socket s, long deadline) throws IOException {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
@@ -140,7 +154,7 @@ public final class LivenessChannel {
         s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000)));
         int b = s.getInputStream().read();
         if (b != READY) {
-            throw new HandshakeException("expected READY from the client, got " + (b < 0 ? "end of stream"
+            throw new HandshakeException("expected READY from the peer, got " + (b < 0 ? "end of stream"
                     : "byte 0x" + Integer.toHexString(b)));
         }
     }

@@ -18,18 +18,19 @@ import java.util.Arrays;
  * as the connection's {@link LivenessChannel}. See {@code docs/fabric-transport.md}.
  *
  * <ul>
- *   <li>Hello service parameters: {@code u16 n | provider (UTF-8) | u32 eager size}: a listener of another provider
- *       or eager size refuses the client before anything else.</li>
- *   <li>Once authenticated, the client sends its endpoint name ({@code fi_getname}) and the listener answers with
- *       its own: names reach only a peer that proved itself. Each side checks the other's name before it goes into
- *       the address vector ({@link #checkName}).</li>
- *   <li>Each side has the other in its address vector before the other may send: the listener inserts the client's
- *       name before it answers, and the client, once it inserted the listener's, says it is ready
- *       ({@link LivenessChannel#sendReady}), which the listener waits for (within the set-up deadline) before its
- *       endpoint sends anything. Completions report their sender ({@code FI_SOURCE}) and a message from anyone but
- *       the peer is dropped; the sockets provider keeps reporting a message that arrived before its sender was
- *       inserted as coming from nobody, so without this order the peer's first messages could be dropped as a
- *       stranger's.</li>
+ *   <li>Hello service parameters: {@code u16 n | provider (UTF-8) | u32 eager size | u8 set-up version}: a listener
+ *       of another provider, eager size or set-up protocol refuses the client before anything else.</li>
+ *   <li>Once authenticated, the client sends its endpoint name ({@code fi_getname}). The listener checks it
+ *       ({@link #checkName}) before it opens anything for the client, then opens an endpoint, inserts the name into
+ *       its address vector and answers with its own name and a fresh token ({@link FabricHello#answer}): names reach
+ *       only a peer that proved itself. The client checks the listener's name the same way.</li>
+ *   <li>The client connects first: it inserts the listener's name and sends the token over its RDM endpoint
+ *       ({@link FabricHello}). The listener's endpoint sends nothing, and so its provider dials nobody, until that
+ *       token arrived from the address the client named; then the listener says {@link LivenessChannel#sendReady
+ *       READY} on the bootstrap connection, which the client waits for, and both endpoints start. A client whose
+ *       hello does not arrive within the set-up deadline is dropped. Completions report their sender
+ *       ({@code FI_SOURCE}) and a message from anyone but the peer is dropped; each side inserts the other before
+ *       the other can send to it, so no first message is taken for a stranger's.</li>
  *   <li>Afterwards the {@link LivenessChannel}'s heartbeats and goodbye.</li>
  * </ul>
  */
@@ -40,6 +41,8 @@ final class Bootstrap {
     private static final int SOCKADDR_IN = 16;
     private static final int SOCKADDR_IN6 = 28;
     private static final int MAX_STRING_NAME = 128;
+    /** The set-up protocol: 2 is the client-first fabric hello ({@link FabricHello}). */
+    static final int SETUP_VERSION = 2;
 
     private Bootstrap() {
     }
@@ -47,7 +50,8 @@ final class Bootstrap {
     /** The hello's service parameters of a transport running {@code provider} with {@code eagerSize}. */
     static byte[] service(String provider, int eagerSize) {
         byte[] p = provider.getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(2 + p.length + 4).putShort((short) p.length).put(p).putInt(eagerSize).array();
+        return ByteBuffer.allocate(2 + p.length + 4 + 1).putShort((short) p.length).put(p).putInt(eagerSize)
+                .put((byte) SETUP_VERSION).array();
     }
 
     /** Null when a client's service parameters match this transport's, else why not. */
@@ -55,26 +59,30 @@ final class Bootstrap {
         if (Arrays.equals(service, service(provider, eagerSize))) {
             return null;
         }
-        return "this listener runs provider " + provider + " with fabric.eagerSize " + eagerSize;
+        return "this listener runs provider " + provider + " with fabric.eagerSize " + eagerSize + " and set-up "
+                + "protocol " + SETUP_VERSION;
     }
 
     /**
-     * Checks an endpoint name a peer sent before it may go into the address vector: the exact form of this
-     * provider's address format ({@code ourName} is one of ours), and, for IP addresses when {@code checkAddress},
-     * that it names the host the bootstrap connection came from (or, over loopback, an address of this host). A
-     * peer must not make us insert, and so connect to, anybody else.
+     * Checks an endpoint name a peer sent before anything is opened for it or it goes into the address vector: the
+     * exact form of this provider's address format ({@code ourName} is one of ours), and, for IP addresses when
+     * {@code checkAddress}, whom it names: the host the bootstrap connection came from ({@code from}); a peer that
+     * came over loopback may name only a loopback address, the address it connected to ({@code to}) or this
+     * domain's own fabric address (where a provider binds by default, so a local peer's name holds it too), not
+     * any other address of this host. A peer must not make us insert, and so possibly reach, anybody else.
      *
      * @throws HandshakeException when the name is not acceptable
      */
-    static void checkName(byte[] name, byte[] ourName, int addrFormat, InetAddress from, boolean checkAddress,
-                          String provider) {
+    static void checkName(byte[] name, byte[] ourName, int addrFormat, InetAddress from, InetAddress to,
+                          boolean checkAddress, String provider) {
         if (name.length == 0) {
             throw new HandshakeException("empty endpoint name");
         }
         switch (addrFormat) {
             case dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR,
                  dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR_IN,
-                 dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR_IN6 -> checkSockaddr(name, from, checkAddress);
+                 dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR_IN6 ->
+                    checkSockaddr(name, from, to, ipOf(ourName), checkAddress);
             case dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_STR -> checkStringName(name, ourName, from, provider);
             default -> {
                 if (name.length != ourName.length) {
@@ -85,11 +93,24 @@ final class Bootstrap {
         }
     }
 
-    private static void checkSockaddr(byte[] name, InetAddress from, boolean checkAddress) {
+    /** The IP address of a socket-address endpoint name of ours, or null when it holds none. */
+    private static InetAddress ipOf(byte[] ourName) {
+        try {
+            return ipOf(ourName, familyOf(ourName));
+        } catch (HandshakeException e) {
+            return null;
+        }
+    }
+
+    private static int familyOf(byte[] name) {
         if (name.length < 2) {
             throw new HandshakeException("endpoint name of " + name.length + " bytes is no socket address");
         }
-        int family = (name[0] & 0xFF) | (name[1] & 0xFF) << 8; // sa_family_t, host order (little-endian here)
+        return (name[0] & 0xFF) | (name[1] & 0xFF) << 8; // sa_family_t, host order (little-endian here)
+    }
+
+    /** The address in a socket-address name of {@code family}, whose size was checked. */
+    private static InetAddress ipOf(byte[] name, int family) {
         int expected = family == AF_INET ? SOCKADDR_IN : family == AF_INET6 ? SOCKADDR_IN6 : -1;
         if (expected < 0) {
             throw new HandshakeException("endpoint name has address family " + family + ", not IPv4 or IPv6");
@@ -98,25 +119,39 @@ final class Bootstrap {
             throw new HandshakeException("endpoint name of " + name.length + " bytes for address family " + family
                     + " (expected " + expected + ")");
         }
-        int port = (name[2] & 0xFF) << 8 | (name[3] & 0xFF);
-        if (port == 0) {
-            throw new HandshakeException("endpoint name has port 0");
-        }
-        InetAddress ip;
         try {
-            ip = InetAddress.getByAddress(family == AF_INET ? Arrays.copyOfRange(name, 4, 8)
+            return InetAddress.getByAddress(family == AF_INET ? Arrays.copyOfRange(name, 4, 8)
                     : Arrays.copyOfRange(name, 8, 24));
         } catch (UnknownHostException e) {
             throw new HandshakeException("endpoint name holds no IP address", e);
         }
+    }
+
+    private static void checkSockaddr(byte[] name, InetAddress from, InetAddress to, InetAddress own,
+                                      boolean checkAddress) {
+        InetAddress ip = ipOf(name, familyOf(name));
+        int port = (name[2] & 0xFF) << 8 | (name[3] & 0xFF);
+        if (port == 0) {
+            throw new HandshakeException("endpoint name has port 0");
+        }
         if (ip.isAnyLocalAddress() || ip.isMulticastAddress()) {
             throw new HandshakeException("endpoint name names " + ip.getHostAddress() + ", not a host");
         }
-        if (checkAddress && !ip.equals(from) && !(from.isLoopbackAddress() && isLocal(ip))) {
-            throw new HandshakeException("endpoint name names " + ip.getHostAddress() + " but the connection came "
-                    + "from " + from.getHostAddress() + " (set security.peerAddressCheck=false where fabric and "
-                    + "bootstrap addresses differ)");
+        if (!checkAddress || ip.equals(from)) {
+            return;
         }
+        if (from.isLoopbackAddress()) {
+            if (ip.isLoopbackAddress() || ip.equals(to) || ip.equals(own)) {
+                return;
+            }
+            throw new HandshakeException("endpoint name names " + ip.getHostAddress() + " but the connection came "
+                    + "over loopback: a local peer may name a loopback address, " + to.getHostAddress()
+                    + (own == null ? "" : " or " + own.getHostAddress()) + " (set security.peerAddressCheck=false "
+                    + "where fabric and bootstrap addresses differ)");
+        }
+        throw new HandshakeException("endpoint name names " + ip.getHostAddress() + " but the connection came "
+                + "from " + from.getHostAddress() + " (set security.peerAddressCheck=false where fabric and "
+                + "bootstrap addresses differ)");
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.rivulet.rdma.libfabric.FiEpAttr;
 import dev.rivulet.rdma.libfabric.FiFabricAttr;
 import dev.rivulet.rdma.libfabric.FiInfo;
 import dev.rivulet.rdma.libfabric.FiMrAttr;
+import dev.rivulet.rdma.libfabric.FiRxAttr;
 import dev.rivulet.rdma.libfabric.FiTxAttr;
 import dev.rivulet.rdma.libfabric.FidAv;
 import dev.rivulet.rdma.libfabric.FidCq;
@@ -106,8 +107,13 @@ final class FabricDomain implements AutoCloseable {
     final boolean hmem;
     /** Device memory declared for registration, by start address (see {@link #declareDevice}). */
     private final ConcurrentSkipListMap<Long, DeviceRange> deviceRanges = new ConcurrentSkipListMap<>();
-    /** A name of one of this domain's own endpoints, for checking the form of names peers send. */
-    private volatile byte[] sampleName;
+    /**
+     * The name of a scratch endpoint opened and closed at open: the form of this domain's names, against which a
+     * peer's name is checked before anything is opened for that peer.
+     */
+    private byte[] sampleName;
+    /** Endpoints opened so far, scratch ones included (tests count what a peer made this domain open). */
+    private long opened;
 
     /** Endpoints the transport has not let go of yet. */
     private final Set<EndpointHandles> held = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -144,22 +150,31 @@ final class FabricDomain implements AutoCloseable {
         return held.size();
     }
 
-    /** The name of an endpoint this domain opened (one always is before a peer's name is checked). */
+    /** Endpoints opened since the domain was, let go of or not. */
+    synchronized long openedCount() {
+        return opened;
+    }
+
+    /** The name of an endpoint of this domain, for the form of names ({@link #sampleName}). */
     byte[] sampleName() {
-        byte[] n = sampleName;
-        if (n == null) {
-            throw new IllegalStateException("no endpoint opened yet");
-        }
-        return n;
+        return sampleName;
+    }
+
+    /** Opens and closes a scratch endpoint to learn the form of this domain's names. */
+    private void learnNameForm() {
+        EndpointHandles h = openEndpoint(16, false);
+        sampleName = h.name();
+        closeEndpoint(h, FI_ADDR_NOTAVAIL, () -> { });
     }
 
     /**
      * Opens {@code provider} (e.g. {@code tcp}); the error lists what {@code fi_getinfo} offered instead.
      * {@code dataProgress} is the {@code fi_domain_attr.data_progress} hint: {@code FI_PROGRESS_UNSPEC} takes the
      * provider's own model, {@code FI_PROGRESS_MANUAL} asks for data to move only inside this transport's
-     * {@code fi_cq_read} calls (providers that only progress automatically still match).
+     * {@code fi_cq_read} calls (providers that only progress automatically still match). {@code queueSize} is the
+     * most operations, and the most receives, an endpoint of the transport keeps posted ({@link #sizeQueues}).
      */
-    static FabricDomain open(String provider, int dataProgress) {
+    static FabricDomain open(String provider, int dataProgress, int queueSize) {
         Libfabric.ensureAvailable();
         // Source addresses first: every arrival then says who sent it, so a stranger who learned an endpoint's
         // address cannot feed its receive(). Then without atomics, then without either.
@@ -192,8 +207,10 @@ final class FabricDomain implements AutoCloseable {
                     + "' provider with RDM endpoints, messages and RMA" + progress + "; it offers: "
                     + String.join(", ", offeredProviders()));
         }
+        sizeQueues(info, queueSize);
         MemorySegment fabric = MemorySegment.NULL;
         MemorySegment domain = MemorySegment.NULL;
+        FabricDomain d;
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment out = tmp.allocate(ADDRESS);
             check("fi_fabric", Libfabric.fabric(FiInfo.fabricAttr(info), out, MemorySegment.NULL));
@@ -214,7 +231,7 @@ final class FabricDomain implements AutoCloseable {
                 ShmJanitor.sweepDead();
                 ShmJanitor.removeOwnAtExit();
             }
-            return new FabricDomain(provider, info, fabric, domain, av, atomics);
+            d = new FabricDomain(provider, info, fabric, domain, av, atomics);
         } catch (RuntimeException e) {
             if (domain.address() != 0) {
                 Fid.close(domain);
@@ -224,6 +241,30 @@ final class FabricDomain implements AutoCloseable {
             }
             Libfabric.freeinfo(info);
             throw e;
+        }
+        try {
+            d.learnNameForm();
+        } catch (RuntimeException e) {
+            d.close();
+            throw e;
+        }
+        return d;
+    }
+
+    /**
+     * Sizes every endpoint's transmit and receive queues ({@code tx_attr->size}, {@code rx_attr->size}) to what one
+     * endpoint posts at most, {@code queueSize}, where the provider offers more: rxm, for one, otherwise keeps
+     * 2048-entry receive queues and send credits per endpoint, and shm sizes its region by them. A full queue
+     * answers a post with {@code -FI_EAGAIN}, which the endpoint retries.
+     */
+    private static void sizeQueues(MemorySegment info, int queueSize) {
+        MemorySegment tx = FiInfo.txAttr(info);
+        MemorySegment rx = FiInfo.rxAttr(info);
+        if (FiTxAttr.size(tx) > queueSize) {
+            FiTxAttr.setSize(tx, queueSize);
+        }
+        if (FiRxAttr.size(rx) > queueSize) {
+            FiRxAttr.setSize(rx, queueSize);
         }
     }
 
@@ -324,12 +365,10 @@ final class FabricDomain implements AutoCloseable {
             check("fi_getname", FidEp.getname(ep, name, len));
             byte[] bytes = name.asSlice(0, len.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             EndpointHandles h = new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
-            if (sampleName == null) {
-                sampleName = bytes;
-            }
             synchronized (this) {
                 held.add(h);
                 openInLibfabric++;
+                opened++;
             }
             if (sharesPeerMappings) {
                 SameProcessShm.PROCESS.opened(bytes);
@@ -397,6 +436,7 @@ final class FabricDomain implements AutoCloseable {
         if (rc != 0 || rc2 != 0) {
             log.warn("fi_close(ep/cq) = {}/{}", rc, rc2);
         }
+        HeapTrim.SHARED.request(); // the provider's pools for this endpoint are free now: give the pages back
     }
 
     private void closedInLibfabric() {

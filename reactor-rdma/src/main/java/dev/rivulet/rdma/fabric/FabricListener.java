@@ -18,7 +18,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
 
@@ -35,6 +34,10 @@ import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
  * JVM itself is broken) ends the loop; the listener is then disposed, so clients are refused rather than left
  * waiting. A set-up thread returns the ticket, closes the socket and lets go of the fabric endpoint on every path
  * but success, errors included.
+ *
+ * <p>A set-up checks the client's endpoint name before it opens anything for it, and its endpoint sends nothing
+ * until the client's endpoint has reached it from that name ({@link FabricHello}): the listener's provider never
+ * dials an address a client merely named.
  */
 final class FabricListener extends AbstractListener {
 
@@ -49,6 +52,7 @@ final class FabricListener extends AbstractListener {
     private final SecuritySettings security;
     private final AdmissionControl admission;
     private final ThreadFactory setUpThreads;
+    private volatile java.util.function.Consumer<Exception> setUpFailed = ex -> { };
     /** Accept-thread only: when the next accept failure may be logged, and how many were left out since. */
     private long nextFailureLog;
     private boolean failureLogged;
@@ -155,8 +159,7 @@ final class FabricListener extends AbstractListener {
     }
 
     private void setUp(Socket plain, AdmissionControl.Ticket ticket) {
-        AtomicReference<FabricDomain.EndpointHandles> handles = new AtomicReference<>();
-        long[] peer = {FI_ADDR_NOTAVAIL};
+        SetUp state = new SetUp();
         Socket s = plain;
         EndpointEngine e = null;
         boolean established = false;
@@ -164,7 +167,7 @@ final class FabricListener extends AbstractListener {
             long deadline = System.nanoTime() + security.handshakeTimeout().toNanos();
             s = BootstrapSockets.accepted(plain, security, transport.liveness(), deadline);
             Socket io = s;
-            byte[] clientName = Handshake.server(new SocketHandshakeIo(io, deadline), security, Handshake.KIND_FABRIC,
+            Handshake.server(new SocketHandshakeIo(io, deadline), security, Handshake.KIND_FABRIC,
                     new Handshake.Responder() {
                         @Override
                         public String checkService(byte[] service) {
@@ -173,18 +176,25 @@ final class FabricListener extends AbstractListener {
 
                         @Override
                         public byte[] accept(byte[] name) {
+                            // The name first: a refused one costs no endpoint, no AV entry, no provider memory.
+                            transport.checkPeerName(name, io.getInetAddress(), io.getLocalAddress());
                             FabricDomain.EndpointHandles h = transport.fabricEndpoint();
-                            handles.set(h);
-                            transport.checkPeerName(name, io.getInetAddress());
+                            state.handles = h;
                             // In the AV before the client learns our name, so whatever it sends names it as sender.
-                            peer[0] = transport.connectPeer(h, name);
-                            return h.name();
+                            state.peer = transport.connectPeer(h, name);
+                            state.hello = transport.expectHello(h, state.peer);
+                            return FabricHello.answer(h.name(), state.hello.token());
                         }
                     });
-            LivenessChannel.awaitReady(io, deadline); // the client has us in its AV: ours may send
+            // Nothing of ours has been sent on the fabric, and nothing is until the client's endpoint proved that it
+            // is the one it named: our provider then answers on the client's connection instead of dialling.
+            state.hello.awaitFromPeer(deadline);
+            state.hello.release(); // its receive completed
+            state.hello = null;
+            LivenessChannel.sendReady(io);
             io.setSoTimeout(0);
-            e = transport.newEndpoint(handles.get(), peer[0], io, "fabric://" + io.getRemoteSocketAddress());
-            handles.set(null); // the endpoint owns them now
+            e = transport.newEndpoint(state.handles, state.peer, io, "fabric://" + io.getRemoteSocketAddress());
+            state.handles = null; // the endpoint owns them now
             if (!ticket.established()) {
                 throw new HandshakeException("set-up ended to make room for a newer connection");
             }
@@ -195,27 +205,41 @@ final class FabricListener extends AbstractListener {
             }
         } catch (IOException | RuntimeException ex) {
             log.debug("connection set-up from {} failed", plain.getRemoteSocketAddress(), ex);
+            setUpFailed.accept(ex);
         } finally {
             if (!established) {
-                abandon(e, handles.get(), peer[0], s, plain, ticket);
+                abandon(e, state, s, plain, ticket);
             }
         }
     }
 
+    /** What one set-up has made so far, for {@link #abandon}. */
+    private static final class SetUp {
+        FabricDomain.EndpointHandles handles;
+        long peer = FI_ADDR_NOTAVAIL;
+        FabricHello hello;
+    }
+
     /** Lets go of everything a set-up that did not finish made (errors included), and returns its ticket. */
-    private void abandon(EndpointEngine e, FabricDomain.EndpointHandles h, long peer, Socket s, Socket plain,
-                         AdmissionControl.Ticket ticket) {
+    private void abandon(EndpointEngine e, SetUp state, Socket s, Socket plain, AdmissionControl.Ticket ticket) {
         try {
             if (e != null) {
                 e.dispose(); // it owns the handles and the socket
-            } else if (h != null) {
-                transport.closeHandles(h, peer);
+            } else if (state.handles != null) {
+                transport.closeHandles(state.handles, state.peer, state.hello);
+            } else if (state.hello != null) {
+                state.hello.release();
             }
         } finally {
             BootstrapSockets.closeQuietly(s);
             BootstrapSockets.closeQuietly(plain);
             ticket.close();
         }
+    }
+
+    /** Tells {@code observer} why each set-up that failed did (tests watch refusals); replaces the previous one. */
+    void onSetUpFailure(java.util.function.Consumer<Exception> observer) {
+        this.setUpFailed = observer;
     }
 
     @Override

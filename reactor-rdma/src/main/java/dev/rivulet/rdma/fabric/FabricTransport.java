@@ -58,7 +58,8 @@ public final class FabricTransport extends AbstractTransport {
 
     static FabricTransport open(TransportConfig config) {
         config.checkOptions("libfabric", FabricOptions.ALL);
-        FabricDomain fabric = FabricDomain.open(config.get(FabricOptions.PROVIDER), dataProgress(config));
+        FabricDomain fabric = FabricDomain.open(config.get(FabricOptions.PROVIDER), dataProgress(config),
+                queueSize(config));
         try {
             return new FabricTransport(config, fabric);
         } catch (RuntimeException e) {
@@ -163,26 +164,33 @@ public final class FabricTransport extends AbstractTransport {
             Socket plain = new Socket();
             Socket s = plain;
             long peer = FI_ADDR_NOTAVAIL;
+            FabricHello hello = null;
             try {
                 long deadline = System.nanoTime() + config.connectTimeout().toNanos();
                 s = BootstrapSockets.connect(plain, a.host(), a.port(), config, deadline);
-                byte[] peerName = Handshake.client(new SocketHandshakeIo(s, deadline), security,
-                        Handshake.KIND_FABRIC, Bootstrap.service(fabric.provider, eagerSize), h.name());
-                checkPeerName(peerName, s.getInetAddress());
+                FabricHello.Answer answer = FabricHello.Answer.parse(Handshake.client(new SocketHandshakeIo(s,
+                        deadline), security, Handshake.KIND_FABRIC, Bootstrap.service(fabric.provider, eagerSize),
+                        h.name()));
+                checkPeerName(answer.name(), s.getInetAddress(), s.getInetAddress());
+                peer = connectPeer(h, answer.name());
+                // We connect first: the listener's endpoint sends nothing until this hello came from our name.
+                hello = FabricHello.toListener(fabric, memory, h, peer, answer.token());
+                Socket bootstrap = s;
+                int[] ready = {0};
+                hello.send(deadline, () -> (ready[0] = LivenessChannel.pollReady(bootstrap)) < 0);
+                if (ready[0] == 0) {
+                    LivenessChannel.awaitReady(s, deadline); // the listener took the hello: it may send now
+                }
                 s.setSoTimeout(0);
-                peer = connectPeer(h, peerName);
-                LivenessChannel.sendReady(s); // the listener's endpoint may send to ours from now on
+                hello.release(); // the send completed
+                hello = null;
                 return newEndpoint(h, peer, s, a.uri());
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 BootstrapSockets.closeQuietly(s);
                 BootstrapSockets.closeQuietly(plain);
-                closeHandles(h, peer);
-                throw new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
-            } catch (RuntimeException e) {
-                BootstrapSockets.closeQuietly(s);
-                BootstrapSockets.closeQuietly(plain);
-                closeHandles(h, peer);
-                throw e;
+                closeHandles(h, peer, hello);
+                throw e instanceof RuntimeException r ? r
+                        : new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
             }
         }).subscribeOn(Schedulers.boundedElastic());
     }
@@ -193,12 +201,13 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     /**
-     * Checks an endpoint name a peer sent (its form, and that it names the host the bootstrap connection came from)
-     * before it may go into the address vector.
+     * Checks an endpoint name a peer sent (its form, and that it names the host the bootstrap connection came from,
+     * {@code from}, which connected to {@code to}) before anything is opened for the peer or the name may go into
+     * the address vector.
      */
-    void checkPeerName(byte[] name, java.net.InetAddress from) {
-        Bootstrap.checkName(name, fabric.sampleName(), fabric.addrFormat, from, config.security().peerAddressCheck(),
-                fabric.provider);
+    void checkPeerName(byte[] name, java.net.InetAddress from, java.net.InetAddress to) {
+        Bootstrap.checkName(name, fabric.sampleName(), fabric.addrFormat, from, to,
+                config.security().peerAddressCheck(), fabric.provider);
         checkPeer(name);
     }
 
@@ -238,6 +247,14 @@ public final class FabricTransport extends AbstractTransport {
     }
 
     private int cqSize() {
+        return queueSize(config);
+    }
+
+    /**
+     * The most an endpoint keeps posted at once, which sizes its completion queue and the provider's transmit and
+     * receive queues: as many as its context slots (FabricWire), the send and receive windows plus control words.
+     */
+    static int queueSize(TransportConfig config) {
         return config.sendQueueDepth() + config.receiveQueueDepth() + FabricWire.CONTROL_SLOTS + 16;
     }
 
@@ -318,6 +335,25 @@ public final class FabricTransport extends AbstractTransport {
     /** As {@link #closeHandles(FabricDomain.EndpointHandles)}, with its peer ({@code FI_ADDR_NOTAVAIL}: none) leaving the AV. */
     void closeHandles(FabricDomain.EndpointHandles h, long peer) {
         fabric.closeEndpoint(h, peer, () -> { });
+    }
+
+    /**
+     * As {@link #closeHandles(FabricDomain.EndpointHandles, long)} for a set-up that stopped with its fabric hello
+     * ({@code hello}, null for none) perhaps still posted: withdrawn first, its buffer freed once the endpoint is
+     * closed in libfabric.
+     */
+    void closeHandles(FabricDomain.EndpointHandles h, long peer, FabricHello hello) {
+        if (hello == null) {
+            closeHandles(h, peer);
+            return;
+        }
+        hello.withdraw();
+        fabric.closeEndpoint(h, peer, hello::release);
+    }
+
+    /** The listener's side of {@link FabricHello}: a receive posted on {@code h} for the client ({@code peer}). */
+    FabricHello expectHello(FabricDomain.EndpointHandles h, long peer) {
+        return FabricHello.expect(fabric, memory, h, peer);
     }
 
     @Override

@@ -60,6 +60,7 @@ import static dev.rivulet.rdma.libfabric.FiConstants.*;
 final class FabricWire implements Wire {
 
     private static final MemoryAccess MEMORY = Internals.memory();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FabricWire.class);
 
     /** Receive buffers kept posted for protocol-only words on top of the engine's data slots. */
     static final int CONTROL_SLOTS = 8;
@@ -82,8 +83,6 @@ final class FabricWire implements Wire {
     static final int RNDV_DONE = 6;
     private static final int RTS_BYTES = 28;
 
-    /** Linux EPIPE; libfabric passes errno values through (FiConstants has no FI_EPIPE). */
-    private static final int EPIPE = 32;
     /** {@code arrivedLen} of a receive that held a stranger's message: dropped in its turn, its buffer replaced. */
     private static final long STRANGER = -2;
 
@@ -234,7 +233,9 @@ final class FabricWire implements Wire {
 
     @Override
     public int send(long controlWord, Op op) {
-        ensureOpen();
+        if (connectionGone()) {
+            return NO_RESOURCE;
+        }
         if (op == null) {
             long rc = sendWord(controlWord, ContextSlots.CONTROL);
             if (rc == -FI_EAGAIN) {
@@ -264,7 +265,7 @@ final class FabricWire implements Wire {
      * lost mid-stream leaves behind. Returns the provider's code; -FI_EAGAIN also when no context slot is free.
      */
     private long sendWord(long word, byte kind) {
-        int slot = slots.acquire(kind, null);
+        int slot = pendingLoss == null ? slots.acquire(kind, null) : -1;
         if (slot < 0) {
             return -FI_EAGAIN;
         }
@@ -374,7 +375,9 @@ final class FabricWire implements Wire {
 
     @Override
     public int rma(Op op) {
-        ensureOpen();
+        if (connectionGone()) {
+            return NO_RESOURCE;
+        }
         int slot = slots.acquire(ContextSlots.OPERATION, op);
         if (slot < 0) {
             return NO_RESOURCE;
@@ -684,8 +687,8 @@ final class FabricWire implements Wire {
             controlToPost++;
             postPendingReceives();
             if (Long.bitCount(++strangersDropped) == 1) {
-                org.slf4j.LoggerFactory.getLogger(FabricWire.class).warn("endpoint to {} has dropped {} message(s) "
-                        + "that did not come from its peer", remoteAddress, strangersDropped);
+                LOG.warn("endpoint to {} has dropped {} message(s) that did not come from its peer", remoteAddress,
+                        strangersDropped);
             }
             return;
         }
@@ -728,9 +731,7 @@ final class FabricWire implements Wire {
                 FiCqErrEntry.errData(errEntry));
         int slot = slots.slotOf(FiCqErrEntry.opContext(errEntry).address());
         if (slot < 0) {
-            // Not a context of ours: nothing of ours failed.
-            org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error without a context of ours from {}: {}",
-                    remoteAddress, text);
+            LOG.debug("error without a context of ours from {}: {}", remoteAddress, text); // nothing of ours failed
             return;
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
@@ -752,8 +753,7 @@ final class FabricWire implements Wire {
             case ContextSlots.CONTROL, ContextSlots.DONE_WORD -> {
                 // Protocol words are best effort: if the peer really is gone, the bootstrap liveness channel says
                 // so, and the data path reports its own errors.
-                org.slf4j.LoggerFactory.getLogger(FabricWire.class).debug("error for a control word to {}: {}",
-                        remoteAddress, text);
+                LOG.debug("error for a control word to {}: {}", remoteAddress, text);
                 if (kind == ContextSlots.CONTROL) {
                     events.controlCompleted();
                 }
@@ -823,8 +823,8 @@ final class FabricWire implements Wire {
         }
         return switch (err) {
             case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
-                 EPIPE -> new ConnectionLostException(op.kind() + " failed: connection lost", fabric.provider, err,
-                    text, null);
+                 FabricErrors.EPIPE -> new ConnectionLostException(op.kind() + " failed: connection lost",
+                    fabric.provider, err, text, null);
             case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED -> oneSided
                     ? new RemoteAccessException(MemoryDomain.REFUSED, fabric.provider, err, text, null)
                     : new ConnectionLostException("send failed", fabric.provider, err, text, null);
@@ -975,10 +975,15 @@ final class FabricWire implements Wire {
         return n;
     }
 
-    private void ensureOpen() {
+    /**
+     * Throws once closed. True once the provider reported the connection lost: nothing more is posted then (the
+     * engine waits for the goodbye or the break), since a post would have tcp;ofi_rxm dial the peer's address again.
+     */
+    private boolean connectionGone() {
         if (closed) {
             throw new ResourceClosedException("endpoint is closed");
         }
+        return pendingLoss != null;
     }
 
     private void checkPost(String call, long rc) {
@@ -987,15 +992,8 @@ final class FabricWire implements Wire {
         }
     }
 
-    /** A failed post: an unreachable peer is a lost connection, anything else a provider error. */
     private TransportException providerError(String call, long rc) {
-        int code = (int) -rc;
-        return switch (code) {
-            case FI_ENOENT, FI_ENOTCONN, FI_ECONNREFUSED, FI_ECONNRESET, EPIPE, FI_EHOSTUNREACH ->
-                    new ConnectionLostException(call + ": peer unreachable", fabric.provider, code,
-                            Libfabric.strerror(code), null);
-            default -> new ProviderException(call + " failed", fabric.provider, code, Libfabric.strerror(code), null);
-        };
+        return FabricErrors.ofCall(fabric.provider, call, rc);
     }
 
     /** Messages this endpoint dropped because they did not come from its peer. Progress thread only. */

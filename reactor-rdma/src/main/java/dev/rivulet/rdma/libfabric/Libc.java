@@ -91,6 +91,24 @@ final class Libc {
         }
     }
 
+    /**
+     * {@code malloc_trim(0)} where libc has it (glibc): gives the free memory of every malloc arena back to the
+     * system. Returns whether any was given back; false where there is no such function.
+     */
+    static boolean mallocTrim() {
+        if (MALLOC_TRIM == null) {
+            return false;
+        }
+        try {
+            return (int) MALLOC_TRIM.invokeExact(0L) != 0;
+        } catch (Throwable t) {
+            throw Dispatch.rethrow(t);
+        }
+    }
+
+    private static final MethodHandle MALLOC_TRIM = LIBC.find("malloc_trim")
+            .map(s -> Dispatch.downcall(s, FunctionDescriptor.of(JAVA_INT, JAVA_LONG))).orElse(null);
+
     /** Whether libc offers {@code dlvsym} (glibc; since 2.34 it lives in libc.so.6 itself). */
     static boolean hasDlvsym() {
         return LIBC.find("dlvsym").isPresent() && LIBC.find("dlopen").isPresent();

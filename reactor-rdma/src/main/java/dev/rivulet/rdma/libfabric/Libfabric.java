@@ -301,6 +301,8 @@ public final class Libfabric {
             // safepoints, so the first one would kill the process ("terminated with signal 11"). The library skips
             // the handler when this is set before it loads.
             Libc.setenvIfAbsent("IPATH_NO_BACKTRACE", "1");
+            // Per-endpoint provider memory in proportion to one peer; read by libfabric when it first initialises.
+            ProviderParameters.applyDefaults();
             SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
             Map<String, String> bindings = new LinkedHashMap<>();
             return new Api(

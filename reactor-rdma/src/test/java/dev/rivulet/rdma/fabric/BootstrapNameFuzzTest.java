@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Must hold: a bad name is refused with {@link HandshakeException} and nothing else; a socket address that
  * passes has exactly the size of its family, a port, a host address, and (when the check is on) names the host the
- * connection came from or, over loopback, this host; a string name that passes is NUL-terminated, short, of the
- * provider's own scheme, and came over loopback; a binary name that passes has the provider's size.
+ * connection came from or, over loopback, a loopback address; a string name that passes is NUL-terminated, short,
+ * of the provider's own scheme, and came over loopback; a binary name that passes has the provider's size.
  */
 class BootstrapNameFuzzTest {
 
@@ -40,7 +40,7 @@ class BootstrapNameFuzzTest {
         byte[] name = data.consumeRemainingAsBytes();
         byte[] ours = format == FiConstants.FI_ADDR_STR ? SHM_NAME : EFA_NAME;
         try {
-            Bootstrap.checkName(name, ours, format, from, checkAddress, "fuzz");
+            Bootstrap.checkName(name, ours, format, from, from, checkAddress, "fuzz");
         } catch (HandshakeException refused) {
             assertThat(refused.getMessage()).isNotBlank();
             return;
@@ -64,6 +64,10 @@ class BootstrapNameFuzzTest {
                 assertThat(ip.isAnyLocalAddress() || ip.isMulticastAddress()).isFalse();
                 if (checkAddress && !from.isLoopbackAddress()) {
                     assertThat(ip).as("names the host the connection came from").isEqualTo(from);
+                }
+                if (checkAddress && from.isLoopbackAddress()) {
+                    // this test's own name holds no address: a loopback peer may name loopback addresses only
+                    assertThat(ip.isLoopbackAddress()).as("a loopback peer names a loopback address").isTrue();
                 }
             }
         }

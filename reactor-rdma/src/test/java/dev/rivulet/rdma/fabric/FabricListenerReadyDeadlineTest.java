@@ -37,9 +37,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A client that completes the connection handshake, so the listener opened a fabric endpoint for it and put the
- * client's name in its address vector, and then never sends READY. The listener must drop it at the set-up deadline
- * (not before: READY may come late on a slow path) and keep nothing of it: no endpoint, no descriptor, no set-up
- * thread, no admission ticket; nothing may reach {@code accepted()}.
+ * client's name in its address vector, and then never sends its fabric hello ({@link FabricHello}). The listener must
+ * drop it at the set-up deadline (not before: the hello may come late on a slow path) and keep nothing of it: no
+ * endpoint, no descriptor, no set-up thread, no admission ticket; nothing may reach {@code accepted()}, and the client
+ * gets no READY.
  */
 @Timeout(120)
 class FabricListenerReadyDeadlineTest {
@@ -132,7 +133,7 @@ class FabricListenerReadyDeadlineTest {
             start = System.nanoTime();
             assertThat(server.domain().heldCount()).as("the listener opened an endpoint for the client").isEqualTo(1);
             assertThat(l.admission().handshakes()).isEqualTo(1);
-            // READY never comes: the listener must end the connection once the set-up deadline passes.
+            // The hello never comes: the listener must end the connection once the set-up deadline passes.
             s.setSoTimeout((int) TIMEOUT.toMillis());
             assertThat(s.getInputStream().read()).as("the listener closed the connection").isEqualTo(-1);
         } finally {

@@ -80,13 +80,15 @@ class FabricOptionsTest {
     @Test
     void manualDataProgressReachesTheProvider() {
         Assumptions.assumeTrue(Libfabric.isAvailable(), () -> Libfabric.unavailableReason().orElse(""));
-        FabricDomain providerDefault = FabricDomain.open("sockets", FI_PROGRESS_UNSPEC);
+        FabricDomain providerDefault = FabricDomain.open("sockets", FI_PROGRESS_UNSPEC,
+                FabricTransport.queueSize(TransportConfig.defaults()));
         try {
             assertThat(providerDefault.autoProgress).as("sockets' own model").isTrue();
         } finally {
             providerDefault.close();
         }
-        FabricDomain manual = FabricDomain.open("sockets", FI_PROGRESS_MANUAL);
+        FabricDomain manual = FabricDomain.open("sockets", FI_PROGRESS_MANUAL,
+                FabricTransport.queueSize(TransportConfig.defaults()));
         try {
             assertThat(manual.autoProgress).as("with fabric.dataProgress=manual").isFalse();
         } finally {

@@ -26,6 +26,7 @@ import reactor.test.StepVerifier;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -160,15 +161,47 @@ class FabricSecurityTest {
                 sockaddrIn(2, 4000, new byte[]{(byte) 224, 0, 0, 1}, 16), // multicast
                 sockaddrIn(2, 4000, new byte[]{10, 9, 9, 9}, 16));      // a host the connection did not come from
         int heldBefore = server.domain().heldCount();
+        long openedBefore = server.domain().openedCount();
         for (byte[] name : hostile) {
             TransportException refused = offerName(l, name);
             assertThat(refused).as("name of %d bytes", name.length).isInstanceOf(HandshakeException.class);
         }
         awaitTrue(() -> l.admission().connections() == 0, "every refused connection returned its ticket");
         assertThat(server.domain().heldCount()).as("no endpoint left open for them").isEqualTo(heldBefore);
+        assertThat(server.domain().openedCount()).as("no endpoint was even opened for them").isEqualTo(openedBefore);
         // and a real client is still served
         Endpoint client = open(TransportConfig.defaults()).connect(l.address()).block(TIMEOUT);
         roundTrip(client, l.accepted().blockFirst(TIMEOUT));
+    }
+
+    /**
+     * Over loopback a client may name a loopback address, the address it connected to or the host's own fabric
+     * address, but no other address of this host (another interface, a container bridge): those are refused before
+     * anything is opened, unless {@code security.peerAddressCheck=false}.
+     */
+    @Test
+    void aLoopbackClientMayNotNameTheHostsOtherAddresses() throws Exception {
+        FabricTransport server = open(TransportConfig.defaults());
+        FabricListener l = bind(server);
+        InetAddress own = FabricConnectBackTest.addressOf(server.domain().sampleName());
+        InetAddress other = java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+                .filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress() && !a.equals(own))
+                .min(java.util.Comparator.comparing(a -> a.getAddress().length != own.getAddress().length))
+                .orElse(null);
+        assumeTrue(other != null, "this host has a non-loopback address besides its fabric address " + own);
+        long openedBefore = server.domain().openedCount();
+        assertThat(offerName(l, FabricConnectBackTest.sockaddr(other, 4000)))
+                .as("a loopback client naming %s", other).isInstanceOf(HandshakeException.class)
+                .hasMessageContaining("over loopback");
+        assertThat(server.domain().openedCount()).isEqualTo(openedBefore);
+        // with the check off the name passes the rule (the provider may still refuse an address of another family)
+        FabricListener lax = bind(open(TransportConfig.defaults().option("security.peerAddressCheck", "false")
+                .option("security.handshakeTimeout", "300ms")));
+        TransportException laxResult = offerName(lax, FabricConnectBackTest.sockaddr(other, 4000));
+        if (laxResult != null) {
+            assertThat(laxResult).isNotInstanceOf(HandshakeException.class);
+        }
     }
 
     @Test

@@ -106,7 +106,8 @@ class FabricStrangerTest {
          * each, as many credit words, and one message of {@code eager + 1} bytes; returns how many left.
          */
         private int strangerSends(byte[] target, int eager) throws InterruptedException {
-            FabricDomain stranger = FabricDomain.open(provider(), FI_PROGRESS_UNSPEC);
+            FabricDomain stranger = FabricDomain.open(provider(), FI_PROGRESS_UNSPEC,
+                    FabricTransport.queueSize(TransportConfig.defaults()));
             FabricDomain.EndpointHandles h = stranger.openEndpoint(64, false);
             int sent = 0;
             try (Arena arena = Arena.ofShared()) {
