@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
+import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.Access;
@@ -492,6 +493,7 @@ final class FabricDomain implements AutoCloseable {
      * {@code FI_MR_VIRT_ADDR} says so, offsets otherwise.
      */
     NativeRegistration register(MemorySegment segment, Set<Access> access, long proposedKey) {
+        checkAtomicAlignment(segment, access);
         if (!deviceRanges.isEmpty()) {
             DeviceRange device = deviceRangeOf(segment);
             if (device != null) {
@@ -515,6 +517,22 @@ final class FabricDomain implements AutoCloseable {
                             Libfabric.strerror(-rc));
                 }
             });
+        }
+    }
+
+    /**
+     * A provider that names memory by offset from a registration's first byte ({@code FI_MR_VIRT_ADDR} off, as tcp
+     * and sockets) numbers a grant's window from 0, so a peer sees an aligned word where the memory's is not, and the
+     * initiator's alignment check cannot hold for it: the provider would run the atomic on the misaligned word. An
+     * atomic grant on such a provider must therefore start on an 8-byte boundary (where the handle's numbering and the
+     * memory's agree).
+     */
+    private void checkAtomicAlignment(MemorySegment segment, Set<Access> access) {
+        if (access.contains(Access.REMOTE_ATOMIC) && (mrMode & FI_MR_VIRT_ADDR) == 0 && (segment.address() & 7) != 0) {
+            throw new InvalidRequestException("an atomic grant on libfabric " + provider + " must start on an 8-byte "
+                    + "boundary: its peers number the window from 0, so a misaligned first byte would make their "
+                    + "aligned words misaligned in memory (the window starts " + (segment.address() & 7)
+                    + " bytes past one)");
         }
     }
 
