@@ -32,6 +32,8 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
 
     /** JVM options for the child, space-separated, for a look inside it (e.g. {@code -Xlog:class+load}). */
     public static final String JVM_OPTIONS_PROPERTY = "rivulet.test.childJvmOptions";
+    /** A folder where each child's transcript is written when it is closed, for a look at a run that passed. */
+    public static final String TRANSCRIPT_FOLDER_PROPERTY = "rivulet.test.childTranscripts";
 
     private final Process process;
     private final Path scratch;
@@ -168,6 +170,14 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
             Thread.currentThread().interrupt(); // the child is killed all the same; only the wait is cut short
         } finally {
             ChildClassPath.delete(scratch);
+            String folder = System.getProperty(TRANSCRIPT_FOLDER_PROPERTY);
+            if (folder != null) {
+                try {
+                    Files.writeString(Path.of(folder, "child-" + process.pid() + ".log"), transcript());
+                } catch (IOException e) {
+                    System.out.println("could not write the child's transcript: " + e);
+                }
+            }
         }
     }
 }
