@@ -33,13 +33,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * low RLIMIT_NOFILE ({@link LowDescriptorLimitChild}), loading its classes as a {@link ChildClassPath} says.
  *
  * <ol>
- *   <li>This JVM connects two endpoints to it and has each echo once; another child JVM ({@link BusyClients})
+ *   <li>This JVM connects three endpoints to it and has each echo once; another child JVM ({@link BusyClients})
  *       connects four more that keep it busy. The child has loaded what a working connection needs, and nothing of
- *       what a failing one needs.</li>
+ *       what a closing or failing one needs.</li>
  *   <li>Silent connections fill the child's descriptor table until its listener reports the exhaustion.</li>
- *   <li>The busy clients are killed: their four connections fail in a process that cannot open a file, so cannot
- *       load a class from a folder or a jar not yet open. Their sockets must be closed all the same, while the table
- *       is still full: the kernel's own table says so ({@link ProcSockets}).</li>
+ *   <li>This JVM closes its third endpoint, and the busy clients are killed: five connections end, one cleanly and
+ *       four broken, in a process that cannot open a file, so cannot load a class from a folder or a jar not yet
+ *       open. Their sockets must be closed all the same, while the table is still full: the kernel's own table says
+ *       so ({@link ProcSockets}).</li>
  *   <li>The silent connections go away. The two connections of this JVM still echo, and a new client is served by
  *       the same listener.</li>
  * </ol>
@@ -83,17 +84,27 @@ public final class DescriptorExhaustionScenario {
                     echo(ep, "before the flood " + i);
                     survivors.add(ep);
                 }
+                long self = ProcessHandle.current().pid();
+                Set<Integer> before = ProcSockets.localPorts(self);
+                Endpoint closing = transport.connect(child.address()).block(TIMEOUT);
+                echo(closing, "before the flood, closed during it");
+                Set<Integer> closingPorts = ProcSockets.localPorts(self);
+                closingPorts.removeAll(before);
+                Set<Long> closed = ProcSockets.connectedTo(child.pid(), closingPorts);
+                assertThat(closed).as("the child's sockets of the connection closed during the flood").isNotEmpty();
                 busy = startBusyClients(provider, child.address(), options);
-                Set<Long> doomed = ProcSockets.connectedTo(child.pid(), ProcSockets.localPorts(busy.pid()));
-                assertThat(doomed).as("the child's sockets of the busy clients' connections").hasSizeGreaterThanOrEqualTo(
-                        DOOMED);
+                Set<Long> killed = ProcSockets.connectedTo(child.pid(), ProcSockets.localPorts(busy.pid()));
+                assertThat(killed).as("the child's sockets of the busy clients' connections")
+                        .hasSizeGreaterThanOrEqualTo(DOOMED);
 
                 fill(child, flood);
                 assertThat(child.sawInOutput(exhaustionText, TIMEOUT))
                         .as("the child's listener reports running out of descriptors").isTrue();
 
-                busy.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                awaitGone(child, doomed);
+                closing.dispose(); // the child's side closes on the peer's word: the clean path, under exhaustion
+                busy.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // and four connections just break
+                awaitGone(child, closed, "of the connection its peer closed");
+                awaitGone(child, killed, "of the connections whose peer was killed");
 
                 for (Socket s : flood) {
                     s.close();
@@ -150,8 +161,8 @@ public final class DescriptorExhaustionScenario {
         }
     }
 
-    /** Waits until the child holds none of the sockets {@code inodes}. */
-    private static void awaitGone(LowDescriptorLimitChild child, Set<Long> inodes) throws IOException {
+    /** Waits until the child holds none of the sockets {@code inodes}, those {@code of} some connections. */
+    private static void awaitGone(LowDescriptorLimitChild child, Set<Long> inodes, String of) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         Set<Long> left = new HashSet<>(inodes);
         while (true) {
@@ -160,9 +171,8 @@ public final class DescriptorExhaustionScenario {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(left.size() + " of the " + inodes.size() + " sockets of the failed "
-                        + "connections are still open in the child (" + ProcSockets.descriptors(child.pid())
-                        + " descriptors)");
+                throw new AssertionError(left.size() + " of the " + inodes.size() + " sockets " + of + " are still "
+                        + "open in the child (" + ProcSockets.descriptors(child.pid()) + " descriptors)");
             }
             LockSupport.parkNanos(50_000_000);
         }

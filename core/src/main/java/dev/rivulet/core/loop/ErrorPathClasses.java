@@ -1,6 +1,11 @@
 package dev.rivulet.core.loop;
 
 import dev.rivulet.core.CloseReason;
+import dev.rivulet.core.engine.EndpointEngine;
+import dev.rivulet.core.engine.Op;
+import dev.rivulet.core.engine.WireEventQueue;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.ConnectionLostException;
@@ -31,9 +36,12 @@ import dev.rivulet.core.error.TransportUnavailableException;
  * everything a failing or closing connection needs is loaded while the process still can, and the class path's
  * jars are opened then too ({@link #openClassPath}).
  *
- * <p>Core's own list is {@link #CORE}; each backend loads its own with {@link #load} when its transport starts. A
- * class named here by a literal is loaded by the very reference (resolving a class constant loads it); it is also
- * initialised, so that its static initialiser cannot fail later for the same reason.
+ * <p>Core's own list is {@link #CORE} and the nests of {@link #CORE_NESTS}; each backend loads its own with
+ * {@link #load} and {@link #loadNests} when its transport starts. A class named by a literal is loaded by the very
+ * reference (resolving a class constant loads it); a nest ({@link Class#getNestMembers()}: a class with every class
+ * compiled inside it, private ones and javac's synthetic switch maps included, which a literal cannot name) takes
+ * in what a refactoring adds. Each is also initialised, so that its static initialiser cannot fail later for the
+ * same reason.
  */
 public final class ErrorPathClasses {
 
@@ -49,6 +57,12 @@ public final class ErrorPathClasses {
             LoopFaults.class,
     };
 
+    /** Core classes whose nested classes (close paths, switch maps, pooled entries) load with them. */
+    private static final Class<?>[] CORE_NESTS = {
+            EndpointEngine.class, Op.class, WireEventQueue.class, ProgressLoop.class, MemoryDomain.class, Buffer.class,
+            CloseReason.class,
+    };
+
     private static volatile boolean coreLoaded;
 
     private ErrorPathClasses() {
@@ -60,6 +74,7 @@ public final class ErrorPathClasses {
             return;
         }
         load(CORE);
+        loadNests(CORE_NESTS);
         openClassPath(ErrorPathClasses.class.getClassLoader());
         coreLoaded = true;
     }
@@ -75,19 +90,10 @@ public final class ErrorPathClasses {
         }
     }
 
-    /**
-     * Loads and initialises classes that cannot be named by a literal from outside (private nested classes), by
-     * their binary names relative to {@code owner}: {@code "$Response"} is {@code owner}'s nested class Response.
-     */
-    public static void loadNested(Class<?> owner, String... suffixes) {
-        for (String s : suffixes) {
-            try {
-                Class.forName(owner.getName() + s, true, owner.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                NoClassDefFoundError error = new NoClassDefFoundError(owner.getName() + s);
-                error.initCause(e);
-                throw error;
-            }
+    /** Loads and initialises each of {@code hosts} with every member of its nest. */
+    public static void loadNests(Class<?>... hosts) {
+        for (Class<?> host : hosts) {
+            load(host.getNestMembers());
         }
     }
 
