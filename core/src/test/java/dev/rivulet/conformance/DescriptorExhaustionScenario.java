@@ -33,14 +33,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * low RLIMIT_NOFILE ({@link LowDescriptorLimitChild}), loading its classes as a {@link ChildClassPath} says.
  *
  * <ol>
- *   <li>This JVM connects three endpoints to it and has each echo once; another child JVM ({@link BusyClients})
+ *   <li>This JVM connects four endpoints to it and has each echo once; another child JVM ({@link BusyClients})
  *       connects four more that keep it busy. The child has loaded what a working connection needs, and nothing of
  *       what a closing or failing one needs.</li>
  *   <li>Silent connections fill the child's descriptor table until its listener reports the exhaustion.</li>
- *   <li>This JVM closes its third endpoint, and the busy clients are killed: five connections end, one cleanly and
- *       four broken, in a process that cannot open a file, so cannot load a class from a folder or a jar not yet
- *       open. Their sockets must be closed all the same, while the table is still full: the kernel's own table says
- *       so ({@link ProcSockets}).</li>
+ *   <li>This JVM closes its third endpoint, makes the child's handler of its fourth throw an Error
+ *       ({@link EchoPeer#THROW}), and the busy clients are killed: six connections end, one cleanly, one failed on the
+ *       child's loop and four broken, in a process that cannot open a file, so cannot load a class from a folder or a
+ *       jar not yet open. Their sockets must be closed all the same, while the table is still full: the kernel's own
+ *       table says so ({@link ProcSockets}).</li>
  *   <li>The silent connections go away. The two connections of this JVM still echo, and a new client is served by
  *       the same listener.</li>
  * </ol>
@@ -84,14 +85,10 @@ public final class DescriptorExhaustionScenario {
                     echo(ep, "before the flood " + i);
                     survivors.add(ep);
                 }
-                long self = ProcessHandle.current().pid();
-                Set<Integer> before = ProcSockets.localPorts(self);
-                Endpoint closing = transport.connect(child.address()).block(TIMEOUT);
-                echo(closing, "before the flood, closed during it");
-                Set<Integer> closingPorts = ProcSockets.localPorts(self);
-                closingPorts.removeAll(before);
-                Set<Long> closed = ProcSockets.connectedTo(child.pid(), closingPorts);
-                assertThat(closed).as("the child's sockets of the connection closed during the flood").isNotEmpty();
+                Set<Long> closed = new HashSet<>();
+                Endpoint closing = connect(transport, child, "closed during the flood", closed);
+                Set<Long> faulted = new HashSet<>();
+                Endpoint faulting = connect(transport, child, "whose handler fails during the flood", faulted);
                 busy = startBusyClients(provider, child.address(), options);
                 Set<Long> killed = ProcSockets.connectedTo(child.pid(), ProcSockets.localPorts(busy.pid()));
                 assertThat(killed).as("the child's sockets of the busy clients' connections")
@@ -102,9 +99,14 @@ public final class DescriptorExhaustionScenario {
                         .as("the child's listener reports running out of descriptors").isTrue();
 
                 closing.dispose(); // the child's side closes on the peer's word: the clean path, under exhaustion
+                faulting.send(faulting.memory().allocate(EchoPeer.THROW.length())
+                        .write(EchoPeer.THROW.getBytes(StandardCharsets.UTF_8))).block(TIMEOUT); // its handler throws
                 busy.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // and four connections just break
                 awaitGone(child, closed, "of the connection its peer closed");
+                awaitGone(child, faulted, "of the connection whose handler threw");
                 awaitGone(child, killed, "of the connections whose peer was killed");
+                StepVerifier.create(faulting.onClose()).as("the child resets the connection whose handler threw")
+                        .expectComplete().verify(TIMEOUT);
 
                 for (Socket s : flood) {
                     s.close();
@@ -129,6 +131,23 @@ public final class DescriptorExhaustionScenario {
                 busy.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * Connects an endpoint to the child, has it echo once, and adds the child's sockets of its connection to
+     * {@code sockets}: those connected to the local ports this JVM opened meanwhile.
+     */
+    private static Endpoint connect(Transport transport, LowDescriptorLimitChild child, String which,
+                                    Set<Long> sockets) throws IOException {
+        long self = ProcessHandle.current().pid();
+        Set<Integer> before = ProcSockets.localPorts(self);
+        Endpoint ep = transport.connect(child.address()).block(TIMEOUT);
+        echo(ep, "before the flood, " + which);
+        Set<Integer> ports = ProcSockets.localPorts(self);
+        ports.removeAll(before);
+        sockets.addAll(ProcSockets.connectedTo(child.pid(), ports));
+        assertThat(sockets).as("the child's sockets of the connection " + which).isNotEmpty();
+        return ep;
     }
 
     /** Has {@code text} echoed back on {@code ep}, which stays open. */

@@ -23,6 +23,9 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.Retryable;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.error.TransportUnavailableException;
+import reactor.core.Exceptions;
+
+import java.util.List;
 
 /**
  * Loads, at transport start, the classes that only error and close paths use.
@@ -57,10 +60,13 @@ public final class ErrorPathClasses {
             LoopFaults.class,
     };
 
-    /** Core classes whose nested classes (close paths, switch maps, pooled entries) load with them. */
+    /**
+     * Classes whose nested classes (close paths, switch maps, pooled entries) load with them; Reactor's
+     * {@code Exceptions} is what every operator consults when a handler throws.
+     */
     private static final Class<?>[] CORE_NESTS = {
             EndpointEngine.class, Op.class, WireEventQueue.class, ProgressLoop.class, MemoryDomain.class, Buffer.class,
-            CloseReason.class,
+            CloseReason.class, Exceptions.class,
     };
 
     private static volatile boolean coreLoaded;
@@ -77,6 +83,11 @@ public final class ErrorPathClasses {
         loadNests(CORE_NESTS);
         openClassPath(ErrorPathClasses.class.getClassLoader());
         coreLoaded = true;
+    }
+
+    /** Core's list, for the test that keeps it complete. */
+    static List<Class<?>> coreClasses() {
+        return List.of(CORE);
     }
 
     /** Loads and initialises {@code classes}; throws what loading throws (a transport that cannot, fails to open). */
