@@ -2,7 +2,6 @@ package dev.rivulet.conformance;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
-import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.spi.TransportProvider;
 import reactor.core.publisher.Flux;
@@ -21,13 +20,7 @@ public final class BusyClients {
     }
 
     public static void main(String[] args) throws Exception {
-        TransportConfig config = TransportConfig.defaults();
-        for (int i = 3; i < args.length; i++) {
-            int eq = args[i].indexOf('=');
-            config = config.option(args[i].substring(0, eq), args[i].substring(eq + 1));
-        }
-        TransportProvider provider = (TransportProvider) Class.forName(args[0]).getDeclaredConstructor().newInstance();
-        Transport t = provider.open(config);
+        Transport t = EchoPeer.open(args);
         int count = Integer.parseInt(args[2]);
         for (int i = 0; i < count; i++) {
             Endpoint ep = t.connect(args[1]).block(Duration.ofSeconds(30));

@@ -46,18 +46,26 @@ public final class EchoPeer {
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length < 3) {
-            System.err.println("usage: EchoPeer <provider class> <bind address> echo|rma [key=value ...]");
-            System.exit(2);
-        }
+    /**
+     * The transport a child process's arguments ask for: the {@link TransportProvider} class is {@code args[0]},
+     * transport options as {@code key=value} follow from {@code args[3]} on.
+     */
+    static Transport open(String[] args) throws ReflectiveOperationException {
         TransportConfig config = TransportConfig.defaults();
         for (int i = 3; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             config = config.option(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         TransportProvider provider = (TransportProvider) Class.forName(args[0]).getDeclaredConstructor().newInstance();
-        Transport t = provider.open(config);
+        return provider.open(config);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: EchoPeer <provider class> <bind address> echo|rma [key=value ...]");
+            System.exit(2);
+        }
+        Transport t = open(args);
         Listener l = t.bind(args[1]).block(Duration.ofSeconds(20));
         boolean rma = args[2].equals("rma");
         Arena arena = Arena.ofShared(); // lives as long as the process
