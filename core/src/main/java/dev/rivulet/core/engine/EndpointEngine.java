@@ -687,22 +687,13 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         return rc;
     }
 
-    /** Finishes every member, also past one whose subscriber throws (which then ends the endpoint). */
     private void completeCarrier(Op carrier, Throwable error) {
-        Throwable thrown = null;
         for (int i = 0; i < carrier.memberCount; i++) {
             Op m = carrier.members[i];
             carrier.members[i] = null;
-            try {
-                finish(m, true, 0, error);
-            } catch (Throwable t) {
-                thrown = thrown != null ? thrown : t;
-            }
+            finish(m, true, 0, error);
         }
         carriers.recycle(carrier);
-        if (thrown != null) {
-            fault(thrown);
-        }
     }
 
     private void removeHead() {
@@ -955,10 +946,14 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 log.warn("operation observer failed", t);
             }
         }
-        if (error == null) {
-            op.sink.opCompleted(op, value);
-        } else {
-            op.sink.opFailed(op, error);
+        try {
+            if (error == null) {
+                op.sink.opCompleted(op, value);
+            } else {
+                op.sink.opFailed(op, error);
+            }
+        } catch (Throwable t) {
+            fault(t); // a subscriber's handler threw on the loop: the endpoint ends, the other signals still go out
         }
     }
 
