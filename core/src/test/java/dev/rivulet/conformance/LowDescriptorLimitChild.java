@@ -30,15 +30,27 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
 
     private static final String ADDRESS_LINE = "ADDRESS ";
 
+    /** JVM options for the child, space-separated, for a look inside it (e.g. {@code -Xlog:class+load}). */
+    public static final String JVM_OPTIONS_PROPERTY = "rivulet.test.childJvmOptions";
+    /** A folder where each child's transcript is written when it is closed, for a look at a run that passed. */
+    public static final String TRANSCRIPT_FOLDER_PROPERTY = "rivulet.test.childTranscripts";
+
     private final Process process;
+    private final Path scratch;
     private final BlockingQueue<String> output = new LinkedBlockingQueue<>();
+    /** Every line, also those {@link #sawInOutput} took: what a failed test shows. */
+    private final List<String> transcript = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final String address;
 
-    private LowDescriptorLimitChild(Process process, Duration listenWithin) throws InterruptedException {
+    private LowDescriptorLimitChild(Process process, Path scratch, Duration listenWithin) throws InterruptedException {
         this.process = process;
+        this.scratch = scratch;
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
-        Thread.ofPlatform().daemon(true).start(() -> out.lines().forEach(output::add));
+        Thread.ofPlatform().daemon(true).start(() -> out.lines().forEach(l -> {
+            transcript.add(l);
+            output.add(l);
+        }));
         this.address = awaitAddress(listenWithin);
     }
 
@@ -54,21 +66,40 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
     public static LowDescriptorLimitChild start(int fileLimit, Class<? extends TransportProvider> provider,
                                                 String bindAddress, Duration listenWithin)
             throws IOException, InterruptedException {
-        List<String> cmd = List.of("/bin/bash", "-c", "ulimit -n " + fileLimit + " && exec \"$@\"",
+        return start(fileLimit, provider, bindAddress, listenWithin, ChildClassPath.AS_IS);
+    }
+
+    /** As {@link #start(int, Class, String, Duration)}, the child loading its classes as {@code classes} says. */
+    public static LowDescriptorLimitChild start(int fileLimit, Class<? extends TransportProvider> provider,
+                                                String bindAddress, Duration listenWithin, ChildClassPath classes)
+            throws IOException, InterruptedException {
+        Path scratch = Files.createTempDirectory("rivulet-child-classes-");
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", "-c", "ulimit -n " + fileLimit + " && exec \"$@\"",
                 "bash", ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), EchoPeer.class.getName(),
+                "--enable-native-access=ALL-UNNAMED"));
+        for (String option : System.getProperty(JVM_OPTIONS_PROPERTY, "").split(" ")) {
+            if (!option.isBlank()) {
+                cmd.add(option);
+            }
+        }
+        cmd.addAll(List.of("-cp", classes.build(scratch), EchoPeer.class.getName(),
                 provider.getName(), bindAddress, "echo",
                 "security.maxHandshakes=" + (4 * fileLimit), "security.maxConnections=" + (4 * fileLimit),
                 "security.maxHandshakesPerSource=" + (4 * fileLimit),
-                "security.maxConnectionsPerSource=" + (4 * fileLimit), "security.handshakeTimeout=120s");
+                "security.maxConnectionsPerSource=" + (4 * fileLimit), "security.handshakeTimeout=120s"));
         Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try {
-            return new LowDescriptorLimitChild(process, listenWithin);
+            return new LowDescriptorLimitChild(process, scratch, listenWithin);
         } catch (AssertionError | InterruptedException e) {
             process.destroyForcibly();
+            ChildClassPath.delete(scratch);
             throw e;
         }
+    }
+
+    /** The child's process id (bash execs the JVM, so it is the JVM's). */
+    public long pid() {
+        return process.pid();
     }
 
     private String awaitAddress(Duration within) throws InterruptedException {
@@ -122,6 +153,11 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
         StepVerifier.create(ep.onClose()).expectComplete().verify(timeout);
     }
 
+    /** Everything the child printed so far. */
+    public String transcript() {
+        return String.join("\n", transcript);
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
@@ -133,6 +169,16 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the child is killed all the same; only the wait is cut short
+        } finally {
+            ChildClassPath.delete(scratch);
+            String folder = System.getProperty(TRANSCRIPT_FOLDER_PROPERTY);
+            if (folder != null) {
+                try {
+                    Files.writeString(Path.of(folder, "child-" + process.pid() + ".log"), transcript());
+                } catch (IOException e) {
+                    System.out.println("could not write the child's transcript: " + e);
+                }
+            }
         }
     }
 }

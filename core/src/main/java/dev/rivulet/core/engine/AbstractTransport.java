@@ -13,6 +13,7 @@ import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.Registrar;
 import dev.rivulet.core.metrics.TransportMetrics;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressEngine;
 import dev.rivulet.core.loop.ProgressLoop;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -60,6 +61,9 @@ public abstract class AbstractTransport implements Transport {
      */
     protected AbstractTransport(String name, TransportConfig config, Registrar registrar,
                                 Collection<? extends TransportOption<?>> options) {
+        // Before anything can fail: what error and close paths need is loaded while the process can still open
+        // files (see ErrorPathClasses); a transport whose start cannot load it fails to open instead of later.
+        ErrorPathClasses.loadCore();
         config.checkOptions(name, options);
         config.liveness().validate();
         if (config.security().usesTls()) {
@@ -248,7 +252,7 @@ public abstract class AbstractTransport implements Transport {
         MEMORY.close(memory);
         try {
             closeResources();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             log.warn("closing {} failed", id, e);
         }
         onDispose.tryEmitEmpty();

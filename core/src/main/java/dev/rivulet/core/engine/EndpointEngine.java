@@ -13,9 +13,6 @@ import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.error.MessageTooLargeException;
-import dev.rivulet.core.error.OperationNotSupportedException;
-import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.framing.BatchFraming;
@@ -73,7 +70,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final int sendPrefetch;
     private final Runnable onClosed;
     private final int maxBatchBytes;
-    private final ArrayDeque<Op> freeCarriers = new ArrayDeque<>();
+    private final Carriers carriers = new Carriers(this);
     private final Sinks.One<CloseReason> closedSink = Sinks.one();
 
     // ---- progress-thread state ----
@@ -259,24 +256,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     private <T> Mono<T> atomic(AtomicOp a, int width, RemoteMemory remote, long operand, long compare) {
         return new OpMono<>(this, op -> {
-            Operation cap = a.operation(width);
-            if (!caps.supports(cap)) {
-                throw new OperationNotSupportedException(caps.transport() + " does not offer " + cap);
-            }
-            if (remote == null) {
-                throw new InvalidRequestException("remote memory is null");
-            }
-            if (remote.length() < width) {
-                throw new RemoteAccessException("atomic of " + width + " bytes outside remote window of "
-                        + remote.length() + " bytes");
-            }
-            // A handle's address is aligned as the memory it names where it is a virtual address or a software-
-            // checked offset (NativeRegistration.checkedInSoftware keeps the alignment). A provider that numbers a
-            // window from 0 (libfabric without FI_MR_VIRT_ADDR) hides it, and its own check is what counts there.
-            if ((remote.address() & (width - 1)) != 0) {
-                throw new InvalidRequestException("atomic target 0x" + Long.toHexString(remote.address())
-                        + " is not " + width + "-byte aligned");
-            }
+            OpChecks.atomic(a, width, remote, caps);
             op.kind = OpKind.ATOMIC;
             op.atomic = a;
             op.width = width;
@@ -434,39 +414,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     void checkSendBuffer(Buffer buffer) {
-        if (buffer.refCnt() <= 0) {
-            throw new InvalidMemoryException("buffer was already released");
-        }
-        if (buffer.region().domain() != memory) {
-            throw new InvalidMemoryException("buffer is not registered with this transport's memory domain");
-        }
-        if (buffer.length() > caps.maxMessageSize()) {
-            throw new MessageTooLargeException("message of " + buffer.length() + " bytes exceeds the maximum of "
-                    + caps.maxMessageSize() + " on " + caps.transport());
-        }
+        OpChecks.sendBuffer(buffer, memory, caps);
     }
 
     void checkRma(RegisteredSlice local, RemoteMemory remote, Operation op) {
-        if (!caps.supports(op)) {
-            throw new OperationNotSupportedException(caps.transport() + " does not offer " + op);
-        }
-        if (local == null || remote == null) {
-            throw new InvalidRequestException("local slice and remote memory must not be null");
-        }
-        if (local.region().domain() != memory) {
-            throw new InvalidMemoryException("local memory is not registered with this transport's memory domain");
-        }
-        if (!local.region().isOpen()) {
-            throw new InvalidMemoryException("local memory region is closed");
-        }
-        if (local.length() > remote.length()) {
-            throw new RemoteAccessException(op + " of " + local.length() + " bytes outside remote window of "
-                    + remote.length() + " bytes");
-        }
-        if (local.length() > caps.maxRmaSize()) {
-            throw new MessageTooLargeException(op + " of " + local.length() + " bytes exceeds the maximum of "
-                    + caps.maxRmaSize());
-        }
+        OpChecks.rma(local, remote, op, memory, caps);
     }
 
     /**
@@ -510,7 +462,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** An op handed over through {@link ProgressLoop#execute} reaches the loop. */
     void dequeued(Op op) {
         QUEUED.getAndAdd(this, -1);
-        enqueue(op);
+        try {
+            enqueue(op);
+        } catch (Throwable e) {
+            fault(e); // a wire that threw while posting it: the op is pending or failed, and the endpoint ends
+        }
     }
 
     void enqueue(Op op) {
@@ -547,17 +503,37 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 sendOwedCredits();
                 checkDrained();
             }
-        } catch (RuntimeException | OutOfMemoryError e) {
-            // A wire that throws (a closed arena, a full heap, a bug) must end its connection with a typed error,
-            // never leave it wedged with every signal pending.
-            if (!closed) {
-                log.warn("endpoint to {} failed while polling; closing it", wire.remoteAddress(), e);
-                close(new ConnectionLostException("polling the connection to " + wire.remoteAddress() + " failed: "
-                        + e, e), false, CloseReason.Kind.FAILURE);
-            }
+        } catch (Throwable e) {
+            // A wire that throws (a closed arena, a full heap, a bug) or a subscriber's handler that does (an Error
+            // Reactor lets through, such as a class that could not be loaded) must end this connection with a typed
+            // error, never leave it wedged with every signal pending, nor reach the loop that serves the others.
+            fault(e);
             return 1;
         }
         return work;
+    }
+
+    /**
+     * Ends this endpoint because {@code e} was thrown on its loop while serving it: every pending signal terminates
+     * with a {@link ConnectionLostException} caused by {@code e}, the peer learns at once. Never throws.
+     */
+    void fault(Throwable e) {
+        if (closed) {
+            return;
+        }
+        String what;
+        try {
+            what = String.valueOf(e);
+        } catch (Throwable t) {
+            what = e.getClass().getName(); // a throwable whose message cannot be made (a class that fails to load)
+        }
+        try {
+            close(new ConnectionLostException("the connection to " + wire.remoteAddress() + " failed on its progress "
+                    + "loop: " + what, e), false, CloseReason.Kind.FAILURE);
+            log.warn("endpoint to {} failed on its progress loop; closed it", wire.remoteAddress(), e);
+        } catch (Throwable t) {
+            // Out of what even closing needs (heap): the loop goes on, and the next poll of this endpoint tries again.
+        }
     }
 
     /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */
@@ -658,52 +634,17 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         return work;
     }
 
-    /** Largest message worth coalescing: beyond this a copy costs more than the send it saves. */
-    private static final int COALESCE_LIMIT = 1024;
-    /** Messages one frame carries at most. */
-    private static final int MAX_BATCH = 256;
-
     /**
-     * Small-message coalescing: while the send queue is busy, sends already waiting at the head of the FIFO are
-     * packed into one registered buffer and posted as one {@link ControlWord#BATCH}, consuming one credit per
-     * message. Only what is already queued is packed, so a lone message is never held back for company. Returns
-     * -1 when there is nothing to coalesce (fewer than two small sends at the head), otherwise the wire's answer.
+     * Small-message coalescing: while the send queue is busy, the small sends waiting at the head of the FIFO go as
+     * one {@link ControlWord#BATCH} frame ({@link Carriers}), consuming one credit per message. Returns -1 when there
+     * is nothing to coalesce, otherwise the wire's answer.
      */
     private int postBatch() {
-        int n = 0;
-        long bytes = 0;
-        for (int i = 0, queued = pending.size(); i < queued; i++) {
-            Op m = pending.get(i);
-            if (m.kind != OpKind.SEND || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
-                    || n == MAX_BATCH || n == sendCredits
-                    || bytes + BatchFraming.recordSize(m.buffer.length()) > maxBatchBytes) {
-                break;
-            }
-            bytes += BatchFraming.recordSize(m.buffer.length());
-            n++;
-        }
-        if (n < 2) {
-            return -1;
-        }
-        // No waiting for pool memory here: without a frame buffer right now the sends simply go one by one.
-        Buffer frame = memory.buffers().tryAllocate((int) bytes);
-        if (frame == null) {
-            return -1;
-        }
-        Op carrier = freeCarriers.pollFirst();
+        Op carrier = carriers.pack(pending, sendCredits, maxBatchBytes, memory);
         if (carrier == null) {
-            carrier = new Op(this);
-            carrier.members = new Op[MAX_BATCH];
+            return -1;
         }
-        long off = 0;
-        for (int i = 0; i < n; i++) {
-            Op m = pending.get(i);
-            off = BatchFraming.pack(frame.capacitySegment(), off, m.buffer.capacitySegment(), m.buffer.length());
-            carrier.members[i] = m;
-        }
-        carrier.kind = OpKind.SEND;
-        carrier.buffer = frame;
-        carrier.memberCount = n;
+        int n = carrier.memberCount;
         carrier.startNanos = startStamp();
         carrier.pin();
         long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
@@ -711,11 +652,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         try {
             rc = wire.send(ControlWord.encode(ControlWord.BATCH, grant), carrier);
         } catch (TransportException e) {
-            recycleCarrier(carrier);
+            carriers.recycle(carrier);
             throw e;
         }
         if (rc == Wire.NO_RESOURCE) {
-            recycleCarrier(carrier);
+            carriers.recycle(carrier);
             noResource();
             return rc;
         }
@@ -752,17 +693,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             carrier.members[i] = null;
             finish(m, true, 0, error);
         }
-        recycleCarrier(carrier);
-    }
-
-    private void recycleCarrier(Op carrier) {
-        for (int i = 0; i < carrier.memberCount; i++) {
-            carrier.members[i] = null;
-        }
-        carrier.memberCount = 0;
-        carrier.releaseResources();
-        carrier.recycle();
-        freeCarriers.addFirst(carrier);
+        carriers.recycle(carrier);
     }
 
     private void removeHead() {
@@ -1015,16 +946,23 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 log.warn("operation observer failed", t);
             }
         }
-        if (error == null) {
-            op.sink.opCompleted(op, value);
-        } else {
-            op.sink.opFailed(op, error);
+        try {
+            if (error == null) {
+                op.sink.opCompleted(op, value);
+            } else {
+                op.sink.opFailed(op, error);
+            }
+        } catch (Throwable t) {
+            fault(t); // a subscriber's handler threw on the loop: the endpoint ends, the other signals still go out
         }
     }
 
     /**
      * Closes the endpoint once: tells the peer when {@code notifyPeer}, fails every op that has not completed, and
-     * terminates the receiver. Progress thread only.
+     * terminates the receiver. Progress thread only. Never throws, and never stops half-way, which would leave the
+     * connection's socket open and its signals pending for good: a step that throws (a subscriber's handler, a
+     * wire's bug) is run again, each attempt having used up what it threw on (an op failed, an event handed over, a
+     * message delivered), and after too many the next step runs. The first failure is logged at the end.
      */
     void close(TransportException cause, boolean notifyPeer, CloseReason.Kind kind) {
         if (closed) {
@@ -1032,34 +970,74 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
         closed = true;
         closeCause = cause;
-        metrics.endpointClosed(kind.ordinal());
-        // nothing granted to this connection is reachable any more, whatever is in flight
-        MEMORY.revokeScope(memory, wire);
-        if (notifyPeer) {
+        Throwable failure = null;
+        int retries = pending.size() + inFlight + undelivered.size() + 8;
+        for (int step = 0; step < 8; ) {
             try {
-                wire.send(ControlWord.encode(ControlWord.CLOSE, 0), null);
-            } catch (TransportException e) {
-                log.debug("could not tell the peer about close", e);
+                closeStep(step, cause, notifyPeer, kind);
+                step++;
+            } catch (Throwable t) {
+                failure = failure != null ? failure : t;
+                step += --retries < 0 ? 1 : 0;
             }
         }
-        Op op;
-        while ((op = pending.pollFirst()) != null) {
-            metrics.pendingDelta(-1);
-            fail(op, cause);
+        if (failure != null) {
+            try {
+                log.warn("closing the endpoint to {} went on past a failure", wire.remoteAddress(), failure);
+            } catch (Throwable t) {
+                // nothing to report it with
+            }
         }
-        wire.close();
-        // Ops still posted come back now, completed or flushed with an error; their buffers are released then.
-        wire.poll(this);
-        if (!peerClosed || receiver == null || receiver.isCancelled()) {
-            // Messages that arrived before a graceful close go to the receiver listening now; with nobody listening
-            // they would be held for good by an endpoint that is over.
+    }
+
+    /** Step {@code step} of {@link #close}; an int switch, which needs no class of its own on the way out. */
+    private void closeStep(int step, TransportException cause, boolean notifyPeer, CloseReason.Kind kind) {
+        switch (step) {
+            case 0 -> MEMORY.revokeScope(memory, wire); // nothing granted to it is reachable, whatever is in flight
+            case 1 -> {
+                if (notifyPeer) {
+                    try {
+                        wire.send(ControlWord.encode(ControlWord.CLOSE, 0), null);
+                    } catch (TransportException e) {
+                        log.debug("could not tell the peer about close", e);
+                    }
+                }
+            }
+            case 2 -> {
+                for (Op op; (op = pending.pollFirst()) != null; ) {
+                    metrics.pendingDelta(-1);
+                    fail(op, cause);
+                }
+            }
+            case 3 -> wire.close();
+            case 4 -> wire.poll(this); // ops still posted come back, completed or flushed; their buffers are released
+            case 5 -> endReceiver();
+            case 6 -> {
+                loop.deregister(this);
+                metrics.endpointClosed(kind.ordinal());
+            }
+            default -> {
+                closedSink.tryEmitValue(new CloseReason(kind, cause)); // again after a subscriber threw: a no-op
+                if (onClosed != null) {
+                    onClosed.run();
+                }
+            }
+        }
+    }
+
+    /** The receiver of a closed endpoint gets what it may still take, then its end; one that throws, nothing more. */
+    private void endReceiver() {
+        try {
+            if (!peerClosed || receiver == null || receiver.isCancelled()) {
+                // Messages that arrived before a graceful close go to the receiver listening now; with nobody
+                // listening they would be held for good by an endpoint that is over.
+                releaseUndelivered();
+            }
+            serviceReceiver();
+        } catch (Throwable t) {
+            receiver = null;
             releaseUndelivered();
-        }
-        serviceReceiver();
-        loop.deregister(this);
-        closedSink.tryEmitValue(new CloseReason(kind, cause));
-        if (onClosed != null) {
-            onClosed.run();
+            throw t;
         }
     }
 

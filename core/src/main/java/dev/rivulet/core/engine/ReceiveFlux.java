@@ -31,7 +31,13 @@ final class ReceiveFlux extends Flux<Buffer> {
         Receiver r = new Receiver(engine, actual);
         actual.onSubscribe(r);
         try {
-            engine.loop().execute(() -> engine.attach(r));
+            engine.loop().execute(() -> {
+                try {
+                    engine.attach(r);
+                } catch (Throwable t) {
+                    engine.fault(t); // the subscriber's handler threw on the loop: its endpoint ends, the loop goes on
+                }
+            });
         } catch (RuntimeException e) {
             r.error(engine.closeCause() != null ? engine.closeCause()
                     : new dev.rivulet.core.error.ResourceClosedException("transport is closed"));
@@ -61,7 +67,11 @@ final class ReceiveFlux extends Flux<Buffer> {
                     cancelled = true;
                     error(new IllegalArgumentException("§3.9 violated: request(n) needs n > 0"));
                 }
-                engine.serviceReceiver();
+                try {
+                    engine.serviceReceiver();
+                } catch (Throwable t) {
+                    engine.fault(t); // the subscriber's handler threw on the loop: its endpoint ends, the loop goes on
+                }
             };
         }
 

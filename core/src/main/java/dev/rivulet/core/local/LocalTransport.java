@@ -11,6 +11,7 @@ import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.memory.NativeRegistration;
 import reactor.core.publisher.Mono;
 
@@ -35,6 +36,7 @@ final class LocalTransport extends AbstractTransport {
 
     LocalTransport(TransportConfig config) {
         super(NAME, config, LocalTransport::register, LocalOptions.ALL);
+        ErrorPathClasses.loadNests(LocalWire.class, LocalFabric.class); // see ErrorPathClasses
         this.nativeDepth = config.get(LocalOptions.NATIVE_QUEUE_DEPTH);
         long maxMessage = config.get(LocalOptions.MAX_MESSAGE_SIZE);
         this.caps = new Capabilities(NAME, EnumSet.allOf(Operation.class), maxMessage, 0, 1,

@@ -21,6 +21,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Wake-ups: before sleeping the loop publishes {@code parked = true} and polls once more; a submitter offers its
  * task first and reads {@code parked} second. Both sides use volatile accesses, so one of them always sees the
  * other and no submission can be stranded while the loop sleeps.
+ *
+ * <p>Faults: whatever a task, a pollable, the idle strategy or the waiter throws ({@code Error}s included) is caught
+ * and reported ({@link LoopFaults}), and the loop goes on with the next task or pollable: one connection's failure
+ * must never stop the thread every other connection of the loop depends on. Ending the connection concerned is the
+ * business of the code that knows which one it is ({@code EndpointEngine.poll} closes its endpoint; a completion
+ * queue shared by several connections ends the one whose completion handler threw).
  */
 public final class ProgressLoop implements Executor {
 
@@ -30,6 +36,7 @@ public final class ProgressLoop implements Executor {
     private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final IdleStrategy idle;
     private final Thread thread;
+    private final LoopFaults faults;
     private volatile Waiter waiter = Waiter.PARK;
     private volatile boolean parked;
     private volatile boolean running = true;
@@ -50,6 +57,7 @@ public final class ProgressLoop implements Executor {
         this.idle = idle;
         this.parkLimit = parkLimitNanos;
         this.thread = new PollingThread(name, this::run);
+        this.faults = new LoopFaults(log, name);
     }
 
     void start() {
@@ -166,7 +174,12 @@ public final class ProgressLoop implements Executor {
                 untimed = 0;
                 clockStamp = System.nanoTime();
             }
-            idle.idle(work, parker);
+            try {
+                idle.idle(work, parker);
+            } catch (Throwable e) {
+                parked = false;
+                faults.report("idling failed", e); // a waiter's system call, a strategy's bug: poll on regardless
+            }
         }
         // Run what was submitted before shutdown so closes and their signals still complete.
         for (int i = 0; i < 16 && cycle() > 0; i++) {
@@ -182,14 +195,14 @@ public final class ProgressLoop implements Executor {
             try {
                 t.run();
             } catch (Throwable e) {
-                log.error("task failed on progress loop {}", thread.getName(), e);
+                faults.report("a task failed", e);
             }
         }
         for (int i = 0; i < pollables.size(); i++) {
             try {
                 work += pollables.get(i).poll();
             } catch (Throwable e) {
-                log.error("poll failed on progress loop {}", thread.getName(), e);
+                faults.report("a poll failed", e);
             }
         }
         return work;

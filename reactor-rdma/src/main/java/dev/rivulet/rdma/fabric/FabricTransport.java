@@ -9,6 +9,7 @@ import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
@@ -70,6 +71,9 @@ public final class FabricTransport extends AbstractTransport {
 
     private FabricTransport(TransportConfig config, FabricDomain fabric) {
         super("libfabric/" + fabric.provider, config, fabric::register, FabricOptions.ALL);
+        // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
+        ErrorPathClasses.loadNests(FabricWire.class, LivenessChannel.class);
+        ErrorPathClasses.load(dev.rivulet.rdma.libfabric.FiCqErrEntry.class);
         this.fabric = fabric;
         String provider = fabric.provider;
         String name = name();

@@ -914,7 +914,14 @@ final class FabricWire implements Wire {
             return;
         }
         closed = true;
-        beforeClose.run();
+        try {
+            beforeClose.run();
+        } finally {
+            closeEndpoint(); // whatever the step before it threw: a close stopped half-way would keep it for good
+        }
+    }
+
+    private void closeEndpoint() {
         if (fabric.sharesPeerMappings) {
             // The endpoint may stay open in libfabric after this (SameProcessShm): withdraw every posted receive, so
             // the buffers drainAfterClose releases can never be written. shm only moves data into them inside a

@@ -17,6 +17,7 @@ import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.liveness.LivenessSettings;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rdma.VerbsOptions;
@@ -121,6 +122,9 @@ public final class VerbsTransport extends AbstractTransport {
 
     private VerbsTransport(TransportConfig config, VerbsDevice device, CmEvents cm, boolean manual) {
         super("verbs/" + device.name, config, device::register, VerbsOptions.ALL);
+        // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
+        ErrorPathClasses.loadNests(VerbsWire.class, SendQueue.class, ReceiveRing.class, LivenessChannel.class);
+        ErrorPathClasses.load(CompletionErrors.class);
         this.device = device;
         this.cm = cm;
         this.manual = manual;

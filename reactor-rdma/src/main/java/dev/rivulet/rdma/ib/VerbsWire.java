@@ -760,18 +760,19 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
             return;
         }
         closed = true;
-        beforeClose.run();
-        if (!brokenReported) {
-            // What the engine handed over last (its close word among it) leaves before the queue pair goes: best
-            // effort, the goodbye on the bootstrap connection says the same should the queue pair not carry it.
-            postChain();
-        }
-        qp.destroy(); // from here the device touches none of our buffers: drainAfterClose may release them
-        LivenessChannel c = channel;
-        if (c != null) {
-            if (brokenReported) {
+        try {
+            beforeClose.run();
+            if (!brokenReported) {
+                // What the engine handed over last (its close word among it) leaves before the queue pair goes: best
+                // effort, the goodbye on the bootstrap connection says the same should the queue pair not carry it.
+                postChain();
+            }
+        } finally { // whatever that threw: a close stopped half-way would keep the queue pair and connection for good
+            qp.destroy(); // from here the device touches none of our buffers: drainAfterClose may release them
+            LivenessChannel c = channel;
+            if (c != null && brokenReported) {
                 c.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
-            } else {
+            } else if (c != null) {
                 c.goodbye();
             }
         }

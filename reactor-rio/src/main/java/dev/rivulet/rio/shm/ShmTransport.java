@@ -12,6 +12,7 @@ import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ProviderException;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rio.ShmOptions;
@@ -70,6 +71,9 @@ final class ShmTransport extends AbstractTransport {
         }
         SharedRegions r = new SharedRegions(s.offersWindows());
         super(NAME, config, r, ShmOptions.ALL);
+        // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
+        ErrorPathClasses.loadNests(ShmWire.class, MappedWindow.class, ShmConnection.class, StagingPool.class);
+        ErrorPathClasses.load(ShmProtocolException.class);
         this.settings = s;
         this.regions = r;
         this.caps = new Capabilities(NAME, EnumSet.allOf(Operation.class), s.maxMessageSize(),

@@ -11,6 +11,7 @@ import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.HandshakeException;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.handshake.HandshakeIo;
@@ -76,6 +77,9 @@ public abstract class StreamTransport extends AbstractTransport {
     protected StreamTransport(String name, String scheme, TransportConfig config, StreamOptions streamOptions,
                               List<TransportOption<?>> allOptions, double bandwidth, Duration latency) {
         super(name, config, StreamTransportSettings::softwareRegistration, allOptions);
+        // What failing and closing connections of every system layer need, loaded now (see ErrorPathClasses).
+        ErrorPathClasses.loadNests(StreamWire.class, FrameParser.class, TlsChannel.class);
+        ErrorPathClasses.load(RmaRequest.class, FrameHeader.class, FrameKind.class, StreamLimits.class);
         this.scheme = scheme;
         this.settings = StreamTransportSettings.from(config, streamOptions);
         this.caps = settings.capabilities(name, config, bandwidth, latency);

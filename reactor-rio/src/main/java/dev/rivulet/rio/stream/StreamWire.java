@@ -493,10 +493,11 @@ public final class StreamWire implements Wire, ChannelUser {
             }
         } catch (RuntimeException | Error e) {
             // Whatever broke on the way (a response read from memory freed under its grant, a full heap): this
-            // connection ends, typed, instead of staying wedged with its completion lost.
-            log.warn("connection to {} failed", remoteAddress, e);
+            // connection ends, typed, instead of staying wedged with its completion lost. Logged after: a log that
+            // fails too (a process short of descriptors) must not keep the connection from ending.
             failReceivePath(e instanceof TransportException te ? te
                     : new ConnectionLostException("connection to " + remoteAddress + " failed: " + e, e));
+            log.warn("connection to {} failed", remoteAddress, e);
         }
         maybeRelease();
     }

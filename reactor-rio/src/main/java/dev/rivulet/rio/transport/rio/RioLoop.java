@@ -1,11 +1,14 @@
 package dev.rivulet.rio.transport.rio;
 
+import dev.rivulet.core.loop.LoopFaults;
 import dev.rivulet.core.loop.Pollable;
 import dev.rivulet.core.loop.Waiter;
 import dev.rivulet.rio.windows.RioFunctions;
 import dev.rivulet.rio.windows.RioNotificationCompletion;
 import dev.rivulet.rio.windows.RioResult;
 import dev.rivulet.rio.windows.Ws2_32;
+
+import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,10 +34,12 @@ final class RioLoop implements Pollable, Waiter {
     private final MemorySegment cq;
     private final MemorySegment results;
     private final Map<Integer, RioChannel> channels = new HashMap<>();
+    private final LoopFaults faults;
     private int nextId = 1;
     private boolean armed;
 
-    RioLoop(Ws2_32 ws, RioFunctions rio, int queueSize) {
+    RioLoop(Ws2_32 ws, RioFunctions rio, int queueSize, String loopName) {
+        this.faults = new LoopFaults(LoggerFactory.getLogger(RioLoop.class), loopName);
         this.ws = ws;
         this.rio = rio;
         this.event = ws.createEvent();
@@ -79,7 +84,14 @@ final class RioLoop implements Pollable, Waiter {
                 }
                 int status = RioResult.status(results, i);
                 int result = status == 0 ? RioResult.bytesTransferred(results, i) : -status;
-                c.onCompletion((int) RioResult.requestContext(results, i), result);
+                try {
+                    c.onCompletion((int) RioResult.requestContext(results, i), result);
+                } catch (Throwable t) {
+                    // As UringLoop: the other completions of the batch still go to their channels, and the channel
+                    // whose handler threw is shut down so that what it posted completes and its wire ends it.
+                    faults.report("a completion handler failed", t);
+                    c.abort();
+                }
             }
         }
         return total;

@@ -3,6 +3,7 @@ package dev.rivulet.rio.transport.rio;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.rio.RioOptions;
@@ -52,6 +53,10 @@ public final class RioTransport extends StreamTransport {
         super(RioTransportProvider.NAME, SCHEME, config, RioOptions.STREAM, RioOptions.ALL, 5e9,
                 Duration.ofNanos(15_000));
         this.completionQueueSize = config.get(RioOptions.COMPLETION_QUEUE_SIZE);
+        // What a failing or closing connection needs here, loaded while the process can still open files (see
+        // ErrorPathClasses; never run: this machine is Linux).
+        ErrorPathClasses.load(WinErrorException.class);
+        ErrorPathClasses.loadNests(RioChannel.class, RioLoop.class);
         Ws2_32 opened = null;
         try {
             opened = Ws2_32.open();
@@ -174,7 +179,7 @@ public final class RioTransport extends StreamTransport {
     }
 
     private RioLoop startLoop(ProgressLoop loop) {
-        RioLoop created = new RioLoop(ws, rio, completionQueueSize);
+        RioLoop created = new RioLoop(ws, rio, completionQueueSize, loop.name());
         loop.register(created);
         loop.waiter(created);
         return created;

@@ -193,7 +193,11 @@ final class UringChannel implements StreamChannel {
         }
     }
 
-    /** {@code SO_LINGER} 0 makes the descriptor's last close (after the ring let go of it) send RST. */
+    /**
+     * {@code SO_LINGER} 0 makes the descriptor's last close (after the ring let go of it) send RST. Runs on error
+     * paths and must not stop them: whatever setting the option throws, the shutdown that ends what is posted
+     * follows.
+     */
     @Override
     public void abort() {
         if (fdClosed) {
@@ -201,10 +205,11 @@ final class UringChannel implements StreamChannel {
         }
         try {
             LibcSockets.lingerZero(fd);
-        } catch (ErrnoException e) {
-            // the connection is gone already; shutdown below is what matters
+        } catch (Throwable e) {
+            // the connection is gone already, or the option could not be set: the peer sees FIN instead of RST
+        } finally {
+            shutdown(true);
         }
-        shutdown(true);
     }
 
     @Override

@@ -8,6 +8,7 @@ import static dev.rivulet.rio.uring.IoUringConstants.IORING_SETUP_TASKRUN_FLAG;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_CQ_OVERFLOW;
 import static dev.rivulet.rio.uring.IoUringConstants.IORING_SQ_TASKRUN;
 
+import dev.rivulet.core.loop.LoopFaults;
 import dev.rivulet.core.loop.Pollable;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.loop.Waiter;
@@ -52,6 +53,7 @@ final class UringLoop implements Pollable, Waiter {
     private final long zeroCopyFrom;
     /** Bound once: a method reference made in {@link #poll} would be a new object every cycle. */
     private final CqeHandler dispatcher = this::dispatch;
+    private final LoopFaults faults;
     private boolean eventReadPosted;
     private volatile boolean closed;
 
@@ -59,6 +61,7 @@ final class UringLoop implements Pollable, Waiter {
     UringLoop(ProgressLoop loop, int entries, int fixedSlots, boolean wantZeroCopy, int zeroCopyMinBytes,
               boolean deferTaskrun) {
         this.loop = loop;
+        this.faults = new LoopFaults(log, loop.name());
         // DEFER_TASKRUN: socket completions become task work that runs when this thread enters the ring with
         // GETEVENTS, announced by IORING_SQ_TASKRUN (TASKRUN_FLAG), which poll() checks on every cycle, so a busy
         // loop enters only when there is something to finish. Without it, the kernel interrupts the thread to post
@@ -201,7 +204,15 @@ final class UringLoop implements Pollable, Waiter {
         }
         UringChannel c = channels.get(id);
         if (c != null) {
-            c.onCompletion((int) userData, res, flags);
+            try {
+                c.onCompletion((int) userData, res, flags);
+            } catch (Throwable t) {
+                // The CQE is consumed all the same (forEachCompletion advances the head past it) and the others go on
+                // to their channels; the channel whose handler threw is reset, so that what it has posted completes
+                // at once and its wire ends the connection and releases it.
+                faults.report("a completion handler failed", t);
+                c.abort();
+            }
         }
     }
 

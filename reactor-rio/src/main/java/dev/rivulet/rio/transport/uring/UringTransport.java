@@ -4,6 +4,7 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.rio.UringOptions;
@@ -18,6 +19,7 @@ import dev.rivulet.rio.stream.StreamWire;
 import dev.rivulet.rio.uring.Errno;
 import dev.rivulet.rio.uring.ErrnoException;
 import dev.rivulet.rio.uring.LibcSockets;
+import dev.rivulet.rio.uring.Linger;
 import dev.rivulet.rio.uring.Pollfd;
 
 import java.lang.foreign.Arena;
@@ -49,6 +51,10 @@ public final class UringTransport extends StreamTransport {
 
     UringTransport(TransportConfig config) {
         super(NAME, SCHEME, config, UringOptions.STREAM, UringOptions.ALL, 5e9, Duration.ofNanos(15_000));
+        // What a failing or closing connection needs here (the reset's SO_LINGER, errno texts), loaded while the
+        // process can still open files (see ErrorPathClasses).
+        ErrorPathClasses.load(Linger.class, ErrnoException.class, Errno.class);
+        ErrorPathClasses.loadNests(UringChannel.class, UringLoop.class);
         this.ringEntries = config.get(UringOptions.RING_ENTRIES);
         this.fixedSlots = config.get(UringOptions.FIXED_SLOTS);
         this.zeroCopy = config.get(UringOptions.ZERO_COPY);
