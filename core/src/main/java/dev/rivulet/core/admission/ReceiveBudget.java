@@ -114,6 +114,7 @@ public final class ReceiveBudget {
         private final TrickleDetector trickle;
         private long allowance;
         private long reserved;
+        private long held;
 
         private Connection(long allowance, long maxMessage, TrickleDetector trickle) {
             this.allowance = allowance;
@@ -141,6 +142,26 @@ public final class ReceiveBudget {
             long r = reserved;
             reserved = 0;
             release(r);
+        }
+
+        /**
+         * Holds {@code bytes} more of the listener's total for as long as the connection lives, for memory this side
+         * keeps ready for the peer (libfabric's posted eager buffers): false when the listener has no room left.
+         */
+        public boolean hold(long bytes) {
+            if (!tryReserve(bytes)) {
+                return false;
+            }
+            held += bytes;
+            return true;
+        }
+
+        /** The connection is gone: its frame's reservation and whatever it {@link #hold held} return. Idempotent. */
+        public void close() {
+            frameDone();
+            long h = held;
+            held = 0;
+            release(h);
         }
 
         /** A message of {@code bytes} arrived in full: the peer has shown it sends what it announces. */

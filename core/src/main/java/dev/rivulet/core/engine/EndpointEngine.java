@@ -914,7 +914,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             }
             return;
         }
-        long want = Math.min(r.demand, receiveDepth) - receivesPosted - undelivered.size();
+        long want = Math.min(Math.min(r.demand, receiveDepth), wire.receiveWindow()) - receivesPosted
+                - undelivered.size();
         if (want > 0) {
             int n = (int) want;
             wire.postReceives(n);

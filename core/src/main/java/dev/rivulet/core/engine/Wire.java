@@ -33,6 +33,16 @@ public interface Wire extends AccessScope {
     /** Makes room for {@code count} more data messages from the peer (post receive buffers). */
     void postReceives(int count);
 
+    /**
+     * How many receives this wire may have posted at once right now, at most: where each posted receive holds a
+     * buffer (libfabric's eager buffers), a peer that has not authenticated is granted only what its receive budget
+     * covers until it has sent as much ({@code dev.rivulet.core.admission.ReceiveBudget}). The engine asks again after
+     * every arrival. Wires that take memory only as messages arrive need no limit.
+     */
+    default int receiveWindow() {
+        return Integer.MAX_VALUE;
+    }
+
     /** Posts a put, get or atomic (by {@link Op#kind()}). */
     int rma(Op op);
 

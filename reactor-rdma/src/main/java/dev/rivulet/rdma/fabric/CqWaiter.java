@@ -55,8 +55,11 @@ final class CqWaiter implements Waiter, AutoCloseable {
             return;
         }
         cqs.remove(cq);
-        epoll.remove(fd);
-        version.incrementAndGet();
+        try {
+            epoll.remove(fd);
+        } finally {
+            version.incrementAndGet(); // whatever epoll said, the fid set fi_trywait sees must not keep a closed CQ
+        }
     }
 
     @Override

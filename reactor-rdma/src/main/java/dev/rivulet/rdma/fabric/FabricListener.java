@@ -4,6 +4,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.error.HandshakeException;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
@@ -51,6 +52,8 @@ final class FabricListener extends AbstractListener {
     private final String address;
     private final SecuritySettings security;
     private final AdmissionControl admission;
+    /** What this listener's connections together may make it commit ahead of their bytes. */
+    private final ReceiveBudget budget;
     private final ThreadFactory setUpThreads;
     private volatile java.util.function.Consumer<Exception> setUpFailed = ex -> { };
     /** Accept-thread only: when the next accept failure may be logged, and how many were left out since. */
@@ -70,6 +73,7 @@ final class FabricListener extends AbstractListener {
         this.address = address;
         this.security = security;
         this.admission = new AdmissionControl(security, transport.stats().admissionCounters());
+        this.budget = transport.listenerBudget();
         this.setUpThreads = setUpThreads;
     }
 
@@ -193,7 +197,9 @@ final class FabricListener extends AbstractListener {
             state.hello = null;
             LivenessChannel.sendReady(io);
             io.setSoTimeout(0);
-            e = transport.newEndpoint(state.handles, state.peer, io, "fabric://" + io.getRemoteSocketAddress());
+            e = transport.newEndpoint(state.handles, state.peer, io, "fabric://" + io.getRemoteSocketAddress(),
+                    budget.connection(security.authenticatesPeers(), transport.capabilities().maxMessageSize(),
+                            transport.liveness().heartbeatInterval().toNanos(), System.nanoTime()));
             state.handles = null; // the endpoint owns them now
             if (!ticket.established()) {
                 throw new HandshakeException("set-up ended to make room for a newer connection");

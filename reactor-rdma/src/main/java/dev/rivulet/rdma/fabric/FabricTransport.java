@@ -7,6 +7,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.loop.ErrorPathClasses;
@@ -56,6 +57,8 @@ public final class FabricTransport extends AbstractTransport {
     private final Map<Endpoint, byte[]> names = new ConcurrentHashMap<>();
     /** One sleeping strategy per polling thread, over the queues of the endpoints that live there. */
     private final Map<ProgressLoop, CqWaiter> waiters = new ConcurrentHashMap<>();
+    /** The receive budget of connections this side dials or attaches (listeners have one each). */
+    private final ReceiveBudget dialled;
 
     static FabricTransport open(TransportConfig config) {
         config.checkOptions("libfabric", FabricOptions.ALL);
@@ -79,6 +82,7 @@ public final class FabricTransport extends AbstractTransport {
         String name = name();
         this.eagerSize = config.get(FabricOptions.EAGER_SIZE);
         this.completionWaitFd = config.get(FabricOptions.COMPLETION_WAIT).equals("fd");
+        this.dialled = ReceiveBudget.dialled(config.security(), metrics.budgetCounters());
         long maxMessage = config.get(FabricOptions.MAX_MESSAGE_SIZE);
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.GET,
                 Operation.FLUSH, Operation.FENCE);
@@ -188,7 +192,8 @@ public final class FabricTransport extends AbstractTransport {
                 s.setSoTimeout(0);
                 hello.release(); // the send completed
                 hello = null;
-                return newEndpoint(h, peer, s, a.uri());
+                return newEndpoint(h, peer, s, a.uri(), dialled.connection(true, caps.maxMessageSize(),
+                        config.liveness().heartbeatInterval().toNanos(), System.nanoTime()));
             } catch (IOException | RuntimeException e) {
                 BootstrapSockets.closeQuietly(s);
                 BootstrapSockets.closeQuietly(plain);
@@ -229,7 +234,8 @@ public final class FabricTransport extends AbstractTransport {
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             try {
                 return newEndpoint(h, connectPeer(h, name), null, "fabric-raw://"
-                        + java.util.HexFormat.of().formatHex(name));
+                        + java.util.HexFormat.of().formatHex(name), dialled.connection(true, caps.maxMessageSize(),
+                        config.liveness().heartbeatInterval().toNanos(), System.nanoTime()));
             } catch (RuntimeException e) {
                 closeHandles(h);
                 throw e;
@@ -284,13 +290,20 @@ public final class FabricTransport extends AbstractTransport {
         return fabric.connectPeer(h, peerName);
     }
 
+    /** A new listener's receive budget: what its connections together may make it commit ahead of their bytes. */
+    ReceiveBudget listenerBudget() {
+        return ReceiveBudget.forListener(config.security(), metrics.budgetCounters());
+    }
+
     /**
-     * Wires up an endpoint once its peer ({@code peer}, from {@link #connectPeer}) is in the AV (bootstrap threads).
-     * On failure the endpoint is let go here, its peer removed from the AV again.
+     * Wires up an endpoint once its peer ({@code peer}, from {@link #connectPeer}) is in the AV (bootstrap threads),
+     * with the peer's share of a receive budget. On failure the endpoint is let go here, its peer removed from the AV
+     * again.
      */
-    EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote) {
+    EndpointEngine newEndpoint(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote,
+                               ReceiveBudget.Connection budget) {
         try {
-            return wire(h, peer, socket, remote);
+            return wire(h, peer, socket, remote, budget);
         } catch (RuntimeException | IOException e) {
             fabric.closeEndpoint(h, peer, () -> { });
             throw e instanceof RuntimeException r ? r
@@ -298,8 +311,8 @@ public final class FabricTransport extends AbstractTransport {
         }
     }
 
-    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote)
-            throws IOException {
+    private EndpointEngine wire(FabricDomain.EndpointHandles h, long peer, Socket socket, String remote,
+                                ReceiveBudget.Connection budget) throws IOException {
         LivenessChannel channel = socket == null ? null : new LivenessChannel(socket);
         ProgressLoop loop = progress.nextLoop();
         FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, orderly -> {
@@ -310,7 +323,7 @@ public final class FabricTransport extends AbstractTransport {
                     channel.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
                 }
             }
-        }, loop, config.liveness());
+        }, loop, config.liveness(), budget);
         CqWaiter waiter = waiters.computeIfAbsent(loop, l -> {
             CqWaiter w = new CqWaiter(fabric.fabric);
             l.waiter(w);

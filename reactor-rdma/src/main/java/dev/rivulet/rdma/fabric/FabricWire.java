@@ -3,6 +3,7 @@ package dev.rivulet.rdma.fabric;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.Op;
@@ -155,7 +156,30 @@ final class FabricWire implements Wire {
     private int readingSlot = -1;
     /** A done word whose inject must be retried. */
     private long pendingDone;
+    /**
+     * The rendezvous read in progress: the buffer it fills, how much of the message is in, what the current read
+     * asks for, and whether the next read waits for a free slot or the provider (retried on the next poll). A
+     * message the peer's receive budget covers is read in one go; otherwise in pieces into a buffer that doubles as
+     * they arrive, so a peer that stalls the read holds little of this side's memory.
+     */
     private Buffer readInto;
+    private long readDone;
+    private long readChunk;
+    private long readAddress;
+    private long readKey;
+    private long readLength;
+    private boolean readChunkPending;
+    /** What the peer may make this side commit ahead of its bytes (rendezvous reads, posted eager buffers). */
+    private final ReceiveBudget.Connection budget;
+    /** The first piece of a rendezvous read beyond the peer's budget (see {@link #readInto}). */
+    private static final int FIRST_PIECE = 64 << 10;
+    /** Eager buffers a peer gets posted however little its budget covers: enough for a message and a credit. */
+    private static final int MIN_WINDOW = 4;
+    /**
+     * Eager buffers this side posts for a peer beyond what its byte allowance covers: from {@link #MIN_WINDOW}, one
+     * more per message it delivered (as TCP's slow start opens its window), each held from the listener's total.
+     */
+    private int window = MIN_WINDOW;
     /**
      * Data buffers posted beyond the credits outstanding. A coalesced frame of k messages uses k credits but one
      * buffer, leaving k-1 buffers that already cover future grants; without this count every frame would leave
@@ -172,9 +196,9 @@ final class FabricWire implements Wire {
 
     FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
                long peer, int eagerSize, String remoteAddress, java.util.function.Consumer<Boolean> onClose,
-               ProgressLoop loop,
-               LivenessSettings liveness) {
+               ProgressLoop loop, LivenessSettings liveness, ReceiveBudget.Connection budget) {
         this.fabric = fabric;
+        this.budget = budget;
         this.loop = loop;
         this.writeTimeoutNanos = liveness.writeTimeout().toNanos();
         this.checkEveryNanos = Math.max(1_000_000L, writeTimeoutNanos / 8);
@@ -328,6 +352,27 @@ final class FabricWire implements Wire {
         rndvWindows[token].close();
         rndvWindows[token] = null;
         events.completed(op, 0);
+    }
+
+    /**
+     * Every posted receive holds an eager buffer, so a peer that has not authenticated gets as many posted as its
+     * byte allowance covers, or its {@link #window}, whichever is more.
+     */
+    @Override
+    public int receiveWindow() {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(window, budget.allowance() / eagerSize));
+    }
+
+    /**
+     * {@code messages} arrived in full in {@code bytes}: the peer has earned that much allowance, and one more eager
+     * buffer per message.
+     */
+    private void delivered(long bytes, int messages) {
+        budget.delivered(bytes);
+        for (int i = 0; i < messages && window < caps.receiveQueueDepth()
+                && budget.allowance() / eagerSize < caps.receiveQueueDepth() && budget.hold(eagerSize); i++) {
+            window++;
+        }
     }
 
     @Override
@@ -538,7 +583,9 @@ final class FabricWire implements Wire {
         if (pendingDone != 0 && sendWord(pendingDone, ContextSlots.DONE_WORD) == 0) {
             pendingDone = 0;
         }
-        if (readingSlot < 0 && orderCount > 0) {
+        if (readChunkPending) {
+            postReadChunk(events); // the next piece of a rendezvous read found no resources last time
+        } else if (readingSlot < 0 && orderCount > 0) {
             deliverInOrder(events); // a rendezvous read that found no resources last time
         }
         if (!heldRefusals.isEmpty() && (peerLost || peerClosed
@@ -589,7 +636,13 @@ final class FabricWire implements Wire {
             }
             case ContextSlots.RNDV_READ -> {
                 slots.release(slot);
-                finishRendezvousRead(events);
+                readDone += readChunk;
+                if (readDone < readLength) {
+                    growReadBuffer();
+                    postReadChunk(events);
+                } else {
+                    finishRendezvousRead(events);
+                }
             }
             default -> {
                 Op op = (Op) slots.owner(slot);
@@ -615,29 +668,56 @@ final class FabricWire implements Wire {
                     + " bytes exceeds the maximum message size"));
             return false;
         }
-        Buffer dst = memory.allocate((int) length);
-        int readSlot = slots.acquire(ContextSlots.RNDV_READ, dst);
-        if (readSlot >= 0) {
-            dueBy[readSlot] = dueBy(length);
-        }
+        boolean whole = length <= FIRST_PIECE || budget.commitAhead(length);
+        readInto = memory.allocate((int) (whole ? length : FIRST_PIECE));
+        readingSlot = slot;
+        readDone = 0;
+        readAddress = address;
+        readKey = key;
+        readLength = length;
+        postReadChunk(events);
+        return true;
+    }
+
+    /**
+     * Reads the next piece of the rendezvous message: as much of the rest as {@link #readInto} has room for. A
+     * piece that finds no slot or a busy provider waits for the next poll ({@link #readChunkPending}).
+     */
+    private void postReadChunk(WireEvents events) {
+        readChunkPending = false;
+        long chunk = Math.min(readLength - readDone, readInto.capacity() - readDone);
+        int readSlot = slots.acquire(ContextSlots.RNDV_READ, readInto);
         if (readSlot < 0) {
-            dst.release();
-            return false;
+            readChunkPending = true;
+            return;
         }
-        long rc = FidEp.read(ep, dst.capacitySegment(), length, MEMORY.descriptor(dst.region()), peer, address, key,
-                slots.context(readSlot));
+        dueBy[readSlot] = dueBy(chunk);
+        MemorySegment into = readDone == 0 ? readInto.capacitySegment()
+                : readInto.capacitySegment().asSlice(readDone);
+        long rc = FidEp.read(ep, into, chunk, MEMORY.descriptor(readInto.region()), peer, readAddress + readDone,
+                readKey, slots.context(readSlot));
         if (rc != 0) {
             slots.release(readSlot);
-            dst.release();
-            if (rc != -FI_EAGAIN) {
+            if (rc == -FI_EAGAIN) {
+                readChunkPending = true;
+            } else {
                 broken(events, new ConnectionLostException("rendezvous read failed", fabric.provider, (int) -rc,
                         Libfabric.strerror((int) -rc), null));
             }
-            return false;
+            return;
         }
-        readingSlot = slot;
-        readInto = dst;
-        return true;
+        readChunk = chunk;
+    }
+
+    /** A piece filled the read's buffer: the next, twice as large (or the message's size), takes over. */
+    private void growReadBuffer() {
+        if (readDone < readInto.capacity()) {
+            return;
+        }
+        Buffer bigger = memory.allocate((int) Math.min(readLength, 2 * readDone));
+        MemorySegment.copy(readInto.capacitySegment(), 0, bigger.capacitySegment(), 0, readDone);
+        readInto.release();
+        readInto = bigger;
     }
 
     private void finishRendezvousRead(WireEvents events) {
@@ -645,9 +725,11 @@ final class FabricWire implements Wire {
         Buffer rts = (Buffer) slots.owner(slot);
         int token = rts.capacitySegment().get(ValueLayout.JAVA_INT_UNALIGNED, 24);
         long word = arrivedWord[slot];
-        Buffer dst = readInto;
+        Buffer dst = readInto.length((int) readLength);
         readingSlot = -1;
         readInto = null;
+        budget.frameDone();
+        delivered(readLength, 1);
         // pop the request from the order and hand the message up as ordinary DATA
         orderHead = (orderHead + 1) % postedOrder.length;
         orderCount--;
@@ -699,12 +781,15 @@ final class FabricWire implements Wire {
         int type = ControlWord.type(data);
         if (type == ControlWord.DATA || type == ControlWord.BATCH) {
             b.length((int) len);
+            int messages = 1;
             if (type == ControlWord.BATCH) {
                 int k = BatchFraming.count(b.capacitySegment(), len);
                 if (k > 1) {
                     surplusBuffers += k - 1;
+                    messages = k;
                 }
             }
+            delivered(len, messages);
             events.received(data, b);
         } else {
             b.release();
@@ -967,6 +1052,9 @@ final class FabricWire implements Wire {
             Object owner = slots.owner(slot);
             slots.release(slot);
             n++;
+            if (owner == readInto) {
+                readInto = null; // released just below, as the read's slot owns it
+            }
             switch (kind) {
                 case ContextSlots.CONTROL, ContextSlots.DONE_WORD -> { }
                 case ContextSlots.RECEIVE, ContextSlots.RTS_SEND, ContextSlots.RNDV_READ -> ((Buffer) owner).release();
@@ -979,6 +1067,11 @@ final class FabricWire implements Wire {
                 }
             }
         }
+        if (readInto != null) {
+            readInto.release(); // between two pieces of a rendezvous read: no slot holds it
+            readInto = null;
+        }
+        budget.close();
         return n;
     }
 

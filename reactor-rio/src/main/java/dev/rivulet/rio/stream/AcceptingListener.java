@@ -124,7 +124,14 @@ public abstract class AcceptingListener extends AbstractListener {
             }
             backoff = 0;
             if (socket != RETRY) {
-                admit(socket);
+                try {
+                    admit(socket);
+                } catch (Throwable t) {
+                    // Out of memory or threads while handing a socket over: that socket is dropped, the listener
+                    // goes on (a thread that ends here would leave the port open and answered by nobody).
+                    transport.closeSocket(socket);
+                    setUpFailures.warn("admitting a connection on " + address + " failed", t);
+                }
             }
         }
     }

@@ -1332,7 +1332,7 @@ public final class StreamWire implements Wire, ChannelUser {
         stagedUnits.clear();
         if (!(recvInFlight && recvDirect > 0)) {
             parser.close();
-            budget.frameDone();
+            budget.close();
             releasePut();
         } // else the kernel may still write into the payload or the window: systemGone() releases them
     }
@@ -1346,7 +1346,7 @@ public final class StreamWire implements Wire, ChannelUser {
         recvInFlight = false;
         recvDirect = 0;
         parser.close();
-        budget.frameDone();
+        budget.close();
         releasePut();
     }
 
