@@ -4,6 +4,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.admission.ReceiveBudget;
 import jdk.net.ExtendedSocketOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,8 @@ final class ShmListener extends AbstractListener {
     private final Path path;
     private final ServerSocketChannel server;
     private final AdmissionControl admission;
+    /** What this listener's connections together may make it commit ahead of their bytes. */
+    private final ReceiveBudget budget;
     private final ThreadPoolExecutor handshakes;
     private final Set<SocketChannel> inSetUp = new HashSet<>();
     private final Thread acceptor;
@@ -51,6 +54,7 @@ final class ShmListener extends AbstractListener {
         this.path = path;
         this.server = server;
         this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters());
+        this.budget = transport.listenerBudget();
         int threads = transport.security().maxHandshakes();
         AtomicInteger n = new AtomicInteger();
         this.handshakes = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -130,7 +134,8 @@ final class ShmListener extends AbstractListener {
                 ticket.close();
                 return;
             }
-            endpoint = transport.attach(c, address + "?pid=" + c.peerPid);
+            endpoint = transport.attach(c, address + "?pid=" + c.peerPid, budget,
+                    transport.security().authenticatesPeers());
         } catch (RuntimeException | Error e) {
             if (leaveSetUp(s)) {
                 closeQuietly(s);

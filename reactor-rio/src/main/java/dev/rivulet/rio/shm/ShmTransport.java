@@ -7,6 +7,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
@@ -56,6 +57,8 @@ final class ShmTransport extends AbstractTransport {
     private final ConnectionSetUp setUp;
     private final Map<ProgressLoop, ShmLoopWaiter> waiters = new ConcurrentHashMap<>();
     private final Set<ShmWire> lingering = ConcurrentHashMap.newKeySet();
+    /** The receive budget of connections this side dials (listeners have one each). */
+    private final ReceiveBudget dialled;
 
     ShmTransport(TransportConfig config) {
         if (config.security().usesTls()) {
@@ -75,6 +78,7 @@ final class ShmTransport extends AbstractTransport {
         ErrorPathClasses.loadNests(ShmWire.class, MappedWindow.class, ShmConnection.class, StagingPool.class);
         ErrorPathClasses.load(ShmProtocolException.class);
         this.settings = s;
+        this.dialled = ReceiveBudget.dialled(config.security(), metrics.budgetCounters());
         this.regions = r;
         this.caps = new Capabilities(NAME, EnumSet.allOf(Operation.class), s.maxMessageSize(),
                 s.largeMessageThreshold(), 1,
@@ -117,7 +121,7 @@ final class ShmTransport extends AbstractTransport {
                 }
                 ShmConnection c = setUp.dial(ch, deadline);
                 try {
-                    return (Endpoint) attach(c, address);
+                    return (Endpoint) attach(c, address, dialled, true);
                 } catch (RuntimeException | Error e) {
                     c.close();
                     throw e;
@@ -177,7 +181,7 @@ final class ShmTransport extends AbstractTransport {
      * The endpoint of a connection that passed set-up, on the next polling thread; both sides send no more than the
      * smaller of their message limits.
      */
-    EndpointEngine attach(ShmConnection c, String remote) {
+    EndpointEngine attach(ShmConnection c, String remote, ReceiveBudget budget, boolean authenticated) {
         try {
             checkOpen();
         } catch (RuntimeException e) {
@@ -197,9 +201,15 @@ final class ShmTransport extends AbstractTransport {
                 caps.remoteAccessChecked(), caps.remoteKeyBits(), caps.grantScopeChecked(),
                 caps.refusalClosesConnection());
         ShmWire wire = new ShmWire(this, c, memory, narrowed, remote, loop, waiter, regions, config.liveness(),
-                settings);
+                settings, budget.connection(authenticated, narrowed.maxMessageSize(),
+                        config.liveness().heartbeatInterval().toNanos(), System.nanoTime()));
         loop.execute(wire::attach); // runs before the endpoint's registration: the loop runs tasks in order
         return newEndpoint(wire, loop);
+    }
+
+    /** A new listener's receive budget: what its connections together may make it commit ahead of their bytes. */
+    ReceiveBudget listenerBudget() {
+        return ReceiveBudget.forListener(config.security(), metrics.budgetCounters());
     }
 
     /** The registrar and its shared allocations (for tests). */

@@ -1,6 +1,7 @@
 package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.engine.Op;
@@ -108,6 +109,10 @@ final class ShmWire implements Wire {
     private final LivenessMonitor liveness;
     private final long peerTimeoutNanos;
     private final int threshold;
+    /** What the peer may make this side commit ahead of its bytes (large messages). */
+    private final ReceiveBudget.Connection budget;
+    /** A large message beyond the peer's budget starts in a buffer this large, grown as its chunks arrive. */
+    private static final int FIRST_PIECE = 64 << 10;
     private final int maxMessage;
     private final boolean crossMemory;
     private final boolean offersCrossMemory;
@@ -171,8 +176,9 @@ final class ShmWire implements Wire {
 
     ShmWire(ShmTransport transport, ShmConnection conn, MemoryDomain memory, Capabilities caps, String remoteAddress,
             ProgressLoop loop, ShmLoopWaiter waiter, SharedRegions regions, LivenessSettings liveness,
-            ShmSettings settings) {
+            ShmSettings settings, ReceiveBudget.Connection budget) {
         this.transport = transport;
+        this.budget = budget;
         this.conn = conn;
         this.memory = memory;
         this.caps = caps;
@@ -774,8 +780,14 @@ final class ShmWire implements Wire {
             throw new ShmProtocolException("large message of " + total + " bytes, word 0x" + Long.toHexString(word)
                     + (slots <= 0 ? ", without a credit" : ""));
         }
-        Buffer b = receiveBuffer((int) total);
+        // The record only announces the message; its bytes come chunk by chunk: beyond the peer's receive budget the
+        // buffer starts small and grows as they arrive (onChunk).
+        boolean whole = total <= FIRST_PIECE || budget.commitAhead(total);
+        Buffer b = receiveBuffer((int) (whole ? total : FIRST_PIECE));
         if (b == null) {
+            if (whole) {
+                budget.frameDone();
+            }
             stalled = true;
             return false;
         }
@@ -803,6 +815,9 @@ final class ShmWire implements Wire {
                 in.refused = true; // revoked meanwhile, or never granted: nothing of it lands
             }
         } else {
+            if (in.purpose == TRANSFER_MESSAGE && in.done + n > in.buffer.capacity()) {
+                growIncoming(in, in.done + n);
+            }
             MemorySegment.copy(conn.inPool.data, index, in.destination, in.destinationOffset + in.done, n);
         }
         conn.poolIn.free(position, n);
@@ -811,7 +826,11 @@ final class ShmWire implements Wire {
         if (in.done == in.total) {
             incoming = null;
             switch (in.purpose) {
-                case TRANSFER_MESSAGE -> events.received(in.word, in.buffer);
+                case TRANSFER_MESSAGE -> {
+                    budget.frameDone();
+                    budget.delivered(in.total);
+                    events.received(in.word, in.buffer.length((int) in.total));
+                }
                 case TRANSFER_PUT -> {
                     boolean ok = in.grant != null && !in.refused;
                     if (in.grant != null) {
@@ -824,10 +843,24 @@ final class ShmWire implements Wire {
         }
     }
 
+    /**
+     * A message whose memory follows its bytes needs room for {@code need}: the next buffer, twice as large (or the
+     * message's size), takes over what arrived. Only what the pool can give now; a polling thread never waits for
+     * more (the message then grows as far as it must, from a registration of its own, as receiveBuffer does).
+     */
+    private void growIncoming(Incoming in, long need) {
+        Buffer bigger = memory.allocate((int) Math.min(in.total, Math.max(need, 2L * in.buffer.capacity())));
+        MemorySegment.copy(in.buffer.capacitySegment(), 0, bigger.capacitySegment(), 0, in.done);
+        in.buffer.release();
+        in.buffer = bigger;
+        in.destination = bigger.capacitySegment();
+    }
+
     /** An incoming transfer cut short by a close: its buffer and pin go. */
     private void dropIncoming() {
         Incoming in = incoming;
         incoming = null;
+        budget.close();
         if (in == null) {
             return;
         }
@@ -1315,6 +1348,7 @@ final class ShmWire implements Wire {
         }
         Incoming in = incoming;
         incoming = null;
+        budget.close();
         if (in != null) {
             if (in.buffer != null) {
                 in.buffer.release();
