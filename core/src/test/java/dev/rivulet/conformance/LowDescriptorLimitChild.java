@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * An {@link EchoPeer} in a child JVM whose descriptor table is small, for tests of a listener that runs out of
  * descriptors. bash lowers RLIMIT_NOFILE with {@code ulimit -n} and then execs the JVM, so the limit binds the child
  * alone. The child's admission bounds (per source too: every test connection comes from one address) are four times
- * the limit and its handshake deadline two minutes, so that connections which never say hello fill the descriptor
+ * the limit, its listener memory far beyond what its connections hold, and its handshake deadline two minutes, so that connections which never say hello fill the descriptor
  * table long before the listener's own bounds or deadline would turn them away. Every line the child prints is kept, for a test to wait for a transport's report of the
  * exhaustion.
  */
@@ -86,7 +86,8 @@ public final class LowDescriptorLimitChild implements AutoCloseable {
                 provider.getName(), bindAddress, "echo",
                 "security.maxHandshakes=" + (4 * fileLimit), "security.maxConnections=" + (4 * fileLimit),
                 "security.maxHandshakesPerSource=" + (4 * fileLimit),
-                "security.maxConnectionsPerSource=" + (4 * fileLimit), "security.handshakeTimeout=120s"));
+                "security.maxConnectionsPerSource=" + (4 * fileLimit), "security.listenerMemory=64GiB",
+                "security.handshakeTimeout=120s"));
         Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try {
             return new LowDescriptorLimitChild(process, scratch, listenWithin);

@@ -18,7 +18,10 @@ import java.util.Map;
  *
  * <ul>
  *   <li>A connection beyond a connection bound is refused: its socket is closed at once, before anything is
- *       allocated for it.</li>
+ *       allocated for it. So is one whose fixed buffers the listener's {@link ReceiveBudget} cannot cover, where
+ *       connections cannot authenticate (no shared secret, no client certificates): then each holds its buffers'
+ *       worth of {@code security.listenerMemory} from admission until it closes, which bounds what strangers can
+ *       make a listener commit in all.</li>
  *   <li>A connection beyond a set-up bound is admitted and the <em>oldest</em> unfinished set-up gives way (its
  *       {@code evict} action shuts its socket down, so its set-up thread fails and lets go): first the oldest of
  *       the same source, else the oldest of all. Refusing the newcomer instead would let sockets that connect and
@@ -35,6 +38,9 @@ public final class AdmissionControl {
     private final int maxConnectionsPerSource;
     private final int maxHandshakesPerSource;
     private final Counters counters;
+    /** What each admitted connection holds of {@link #budget} (0: nothing, its peers authenticate). */
+    private final ReceiveBudget budget;
+    private final long connectionCost;
     /** Unfinished set-ups, oldest first. Guarded by {@code this}, as everything below. */
     private final LinkedHashSet<Ticket> pending = new LinkedHashSet<>();
     private final Map<Object, Source> sources = new HashMap<>();
@@ -42,11 +48,21 @@ public final class AdmissionControl {
     private int refused;
     private int evicted;
 
+    /** Which bound closed a connection at once. */
+    public enum Bound {
+        /** {@code security.maxConnections}. */
+        LISTENER,
+        /** {@code security.maxConnectionsPerSource}. */
+        SOURCE,
+        /** {@code security.listenerMemory}, spent by the connections that have not authenticated. */
+        MEMORY
+    }
+
     /** What admission decisions a transport counts (its meters). */
     public interface Counters {
         Counters NONE = new Counters() {
             @Override
-            public void refused(boolean bySourceBound) {
+            public void refused(Bound bound) {
             }
 
             @Override
@@ -54,23 +70,31 @@ public final class AdmissionControl {
             }
         };
 
-        /** A connection was closed at once: a connection bound was reached, overall or for its source. */
-        void refused(boolean bySourceBound);
+        /** A connection was closed at once because {@code bound} was reached. */
+        void refused(Bound bound);
 
         /** An unfinished set-up was ended to make room for a newer connection. */
         void evicted();
     }
 
     public AdmissionControl(SecuritySettings settings) {
-        this(settings, Counters.NONE);
+        this(settings, Counters.NONE, null, 0);
     }
 
-    public AdmissionControl(SecuritySettings settings, Counters counters) {
+    /**
+     * @param budget         the listener's receive budget, from which each connection holds {@code connectionCost}
+     *                       bytes while it lasts, where {@code settings} let peers in without authenticating
+     * @param connectionCost what one connection's fixed buffers take (0 where they are not counted)
+     */
+    public AdmissionControl(SecuritySettings settings, Counters counters, ReceiveBudget budget, long connectionCost) {
         this.maxConnections = settings.maxConnections();
         this.maxHandshakes = settings.maxHandshakes();
         this.maxConnectionsPerSource = Math.min(settings.maxConnectionsPerSource(), maxConnections);
         this.maxHandshakesPerSource = Math.min(settings.maxHandshakesPerSource(), maxHandshakes);
         this.counters = counters;
+        boolean counted = budget != null && connectionCost > 0 && !settings.authenticatesPeers();
+        this.budget = counted ? budget : null;
+        this.connectionCost = counted ? connectionCost : 0;
     }
 
     /** The source key of a TCP peer at {@code address}: the IPv4 address, or the IPv6 address's /64 prefix. */
@@ -108,13 +132,15 @@ public final class AdmissionControl {
         Ticket t;
         synchronized (this) {
             Source s = sources.computeIfAbsent(source, k -> new Source());
-            boolean overall = connections >= maxConnections;
-            if (overall || s.connections >= maxConnectionsPerSource) {
+            Bound bound = connections >= maxConnections ? Bound.LISTENER
+                    : s.connections >= maxConnectionsPerSource ? Bound.SOURCE
+                    : budget != null && !budget.hold(connectionCost) ? Bound.MEMORY : null;
+            if (bound != null) {
                 refused++;
                 if (s.connections == 0) {
                     sources.remove(source);
                 }
-                counters.refused(!overall);
+                counters.refused(bound);
                 t = null;
             } else {
                 if (s.pending >= maxHandshakesPerSource) {
@@ -238,6 +264,9 @@ public final class AdmissionControl {
             connections--;
             if (counts.connections == 0) {
                 sources.remove(source);
+            }
+            if (budget != null) {
+                budget.release(connectionCost);
             }
         }
     }

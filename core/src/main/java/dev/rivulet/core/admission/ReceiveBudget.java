@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       this side dialled, may have a frame committed in full on its header. Any other gets {@code
  *       security.unauthenticatedMemory} (256 KiB) of allowance, grown by the bytes of the messages it has completed
  *       (a peer earns trust by sending what it announced), up to the largest message.</li>
- *   <li><b>Per listener.</b> What all its connections have committed ahead at once stays within
- *       {@code security.listenerMemory} (256 MiB).</li>
+ *   <li><b>Per listener.</b> What all its connections have committed ahead at once, with the fixed buffers of the
+ *       connections that have not authenticated ({@link #hold}, taken when a listener admits one), stays within
+ *       {@code security.listenerMemory} (512 MiB).</li>
  * </ul>
  * A frame that is not covered is not refused: its memory is committed as its bytes arrive (the wire grows the buffer,
  * doubling, so what it holds is at most twice what arrived). A peer can then hold memory only by sending bytes, and
@@ -86,6 +87,22 @@ public final class ReceiveBudget {
                 maxMessage, new TrickleDetector(minReceiveRate, windowNanos, now));
     }
 
+    /**
+     * Holds {@code bytes} of this listener's total (for a connection's fixed buffers, while it lasts): false when that
+     * would exceed it. Every {@code true} is matched by one {@link #release}.
+     */
+    public boolean hold(long bytes) {
+        return tryReserve(bytes);
+    }
+
+    /** Gives back what {@link #hold} took. */
+    public void release(long bytes) {
+        if (!unlimited && bytes > 0) {
+            committed.addAndGet(-bytes);
+            counters.committed(-bytes);
+        }
+    }
+
     private boolean tryReserve(long bytes) {
         if (unlimited) {
             return true;
@@ -99,13 +116,6 @@ public final class ReceiveBudget {
         } while (!committed.compareAndSet(c, c + bytes));
         counters.committed(bytes);
         return true;
-    }
-
-    private void release(long bytes) {
-        if (!unlimited && bytes > 0) {
-            committed.addAndGet(-bytes);
-            counters.committed(-bytes);
-        }
     }
 
     /** One connection's share; confined to the thread that receives for it. */

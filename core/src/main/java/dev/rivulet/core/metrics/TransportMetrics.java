@@ -44,7 +44,7 @@ import java.util.function.DoubleSupplier;
  *   <li>{@code rivulet.buffers.outstanding} (gauge): pooled buffers handed out and not yet released;
  *       {@code rivulet.memory.registered} (gauge, bytes): registered memory of the buffer pool;
  *       {@code rivulet.buffers.growth.waits}: times a polling thread waited for pool memory being registered</li>
- *   <li>{@code rivulet.connections.refused} (bound = listener | source): connections a listener closed at once
+ *   <li>{@code rivulet.connections.refused} (bound = listener | source | memory): connections a listener closed at once
  *       because a connection bound was reached; {@code rivulet.handshakes.evicted}: unfinished set-ups ended to make
  *       room for newer connections</li>
  *   <li>{@code rivulet.receive.committed} (gauge, bytes): memory listeners committed for frames ahead of their
@@ -77,13 +77,18 @@ public final class TransportMetrics implements MeterBinder {
     private final LongAdder inFlight = new LongAdder();
     private final LongAdder refusedByListenerBound = new LongAdder();
     private final LongAdder refusedBySourceBound = new LongAdder();
+    private final LongAdder refusedByMemoryBound = new LongAdder();
     private final LongAdder handshakesEvicted = new LongAdder();
     private final LongAdder receiveCommitted = new LongAdder();
     private final LongAdder slowFrames = new LongAdder();
     private final AdmissionControl.Counters admissionCounters = new AdmissionControl.Counters() {
         @Override
-        public void refused(boolean bySourceBound) {
-            (bySourceBound ? refusedBySourceBound : refusedByListenerBound).increment();
+        public void refused(AdmissionControl.Bound bound) {
+            (switch (bound) {
+                case LISTENER -> refusedByListenerBound;
+                case SOURCE -> refusedBySourceBound;
+                case MEMORY -> refusedByMemoryBound;
+            }).increment();
         }
 
         @Override
@@ -177,6 +182,9 @@ public final class TransportMetrics implements MeterBinder {
                 .register(registry));
         meters.add(FunctionCounter.builder("rivulet.connections.refused", refusedBySourceBound, LongAdder::sum)
                 .tags(base.and("bound", "source")).description("Connections closed at once: a bound was reached")
+                .register(registry));
+        meters.add(FunctionCounter.builder("rivulet.connections.refused", refusedByMemoryBound, LongAdder::sum)
+                .tags(base.and("bound", "memory")).description("Connections closed at once: a bound was reached")
                 .register(registry));
         meters.add(FunctionCounter.builder("rivulet.handshakes.evicted", handshakesEvicted, LongAdder::sum)
                 .tags(base).description("Unfinished connection set-ups ended to make room for newer connections")

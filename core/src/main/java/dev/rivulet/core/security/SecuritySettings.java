@@ -42,7 +42,7 @@ import java.util.TreeMap;
  *       address {@code security.maxConnectionsPerSource} (256) and {@code security.maxHandshakesPerSource} (16): a
  *       connection beyond a connection bound is closed at once; one beyond a set-up bound takes the slot of the
  *       oldest unfinished set-up (of its own source first);</li>
- *   <li>{@code security.unauthenticatedMemory} (256KiB), {@code security.listenerMemory} (256MiB) and
+ *   <li>{@code security.unauthenticatedMemory} (256KiB), {@code security.listenerMemory} (512MiB) and
  *       {@code security.minReceiveRate} (64KiB, per second): what a peer can make a listener commit ahead of the
  *       bytes it sent, per unauthenticated connection and per listener, and how fast a frame must arrive;</li>
  *   <li>{@code security.peerAddressCheck} (true, libfabric): the endpoint name a client sends must carry the address
@@ -84,7 +84,7 @@ public final class SecuritySettings {
         int maxConnectionsPerSource = 256;
         int maxHandshakesPerSource = 16;
         long unauthenticatedMemory = 256L << 10;
-        long listenerMemory = 256L << 20;
+        long listenerMemory = 512L << 20;
         long minReceiveRate = 64L << 10;
         boolean peerAddressCheck = true;
 
@@ -186,8 +186,11 @@ public final class SecuritySettings {
     }
 
     /**
-     * Receive memory all connections of one listener together can make it commit ahead of the bytes they have sent
-     * (default 256 MiB); beyond it, announced messages get their memory as their bytes arrive.
+     * Memory the connections of one listener together can make it commit on their word (default 512 MiB): messages
+     * committed ahead of their bytes (beyond it, announced messages get their memory as their bytes arrive), and,
+     * where peers cannot authenticate, each connection's fixed buffers from the moment it is admitted (beyond it, a
+     * new connection is closed at once). What strangers can make a listener commit in all is therefore this, plus
+     * its unfinished set-ups.
      */
     public SecuritySettings listenerMemory(long bytes) {
         return with(c -> c.listenerMemory = atLeast("listenerMemory", bytes, 1L << 20));

@@ -95,19 +95,42 @@ class AdmissionControlTest {
         AdmissionControl a = new AdmissionControl(SecuritySettings.defaults().maxHandshakes(1)
                 .maxConnectionsPerSource(1), new AdmissionControl.Counters() {
                     @Override
-                    public void refused(boolean bySourceBound) {
-                        seen.add(bySourceBound ? "refused: source" : "refused: listener");
+                    public void refused(AdmissionControl.Bound bound) {
+                        seen.add("refused: " + bound);
                     }
 
                     @Override
                     public void evicted() {
                         seen.add("evicted");
                     }
-                });
+                }, null, 0);
         a.admit("a", () -> { });
         a.admit("a", () -> { });
         a.admit("b", () -> { });
-        assertThat(seen).containsExactly("refused: source", "evicted");
+        assertThat(seen).containsExactly("refused: SOURCE", "evicted");
+    }
+
+    @Test
+    void whereNobodyAuthenticatesEachConnectionHoldsItsBuffersFromTheListenersMemory() {
+        SecuritySettings s = SecuritySettings.defaults().listenerMemory(1 << 20);
+        ReceiveBudget budget = ReceiveBudget.forListener(s, ReceiveBudget.Counters.NONE);
+        AdmissionControl a = new AdmissionControl(s, AdmissionControl.Counters.NONE, budget, 300 << 10);
+        AdmissionControl.Ticket t1 = a.admit("a", () -> { });
+        a.admit("b", () -> { });
+        a.admit("c", () -> { });
+        assertThat(a.admit("d", () -> { })).as("a fourth 300 KiB would exceed 1 MiB").isNull();
+        assertThat(budget.committed()).isEqualTo(900 << 10);
+        t1.close();
+        assertThat(budget.committed()).isEqualTo(600 << 10);
+        assertThat(a.admit("d", () -> { })).isNotNull();
+
+        SecuritySettings secret = s.secret("sixteen bytes or more".getBytes());
+        AdmissionControl authenticated = new AdmissionControl(secret, AdmissionControl.Counters.NONE,
+                ReceiveBudget.forListener(secret, ReceiveBudget.Counters.NONE), 300 << 10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(authenticated.admit("x" + i, () -> { })).as("peers that prove the secret hold nothing")
+                    .isNotNull();
+        }
     }
 
     @Test

@@ -72,8 +72,9 @@ final class FabricListener extends AbstractListener {
         this.server = server;
         this.address = address;
         this.security = security;
-        this.admission = new AdmissionControl(security, transport.stats().admissionCounters());
         this.budget = transport.listenerBudget();
+        this.admission = new AdmissionControl(security, transport.stats().admissionCounters(), budget,
+                transport.connectionCost());
         this.setUpThreads = setUpThreads;
     }
 

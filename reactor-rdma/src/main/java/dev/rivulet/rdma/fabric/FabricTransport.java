@@ -19,6 +19,7 @@ import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.rdma.FabricOptions;
+import dev.rivulet.rdma.libfabric.ProviderParameters;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import dev.rivulet.rdma.libfabric.FidEp;
@@ -288,6 +289,18 @@ public final class FabricTransport extends AbstractTransport {
     /** Puts a peer's (checked) name into the AV for endpoint {@code h}; returns its {@code fi_addr_t}. */
     long connectPeer(FabricDomain.EndpointHandles h, byte[] peerName) {
         return fabric.connectPeer(h, peerName);
+    }
+
+    /**
+     * What one connection costs this side before it sends anything, held from a listener's budget while it lasts
+     * where peers cannot authenticate: an estimate from the sizes the provider's per-endpoint pools are given
+     * (two pools of 1024 of rxm's buffers, {@code ProviderParameters}), a mebibyte for its queues, and the eager
+     * buffers posted for a peer from the start (its window of four, and the control words'). What an endpoint really
+     * holds is measured by {@code FabricConnectionMemoryTest}.
+     */
+    long connectionCost() {
+        return 2L * 1024 * ProviderParameters.rxmBufferSize() + (1L << 20)
+                + (long) (4 + FabricWire.CONTROL_SLOTS) * eagerSize;
     }
 
     /** A new listener's receive budget: what its connections together may make it commit ahead of their bytes. */

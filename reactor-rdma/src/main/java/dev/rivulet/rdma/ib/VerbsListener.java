@@ -68,7 +68,11 @@ final class VerbsListener extends AbstractListener {
         this.server = server;
         this.address = address;
         this.security = security;
-        this.admission = new AdmissionControl(security, transport.stats().admissionCounters());
+        // A connection's receive ring (a buffer of messageSize per receive and control word) is held from the
+        // listener's budget while it lasts, where peers cannot authenticate.
+        this.admission = new AdmissionControl(security, transport.stats().admissionCounters(),
+                transport.listenerBudget(), (long) (transport.capabilities().receiveQueueDepth()
+                + VerbsWire.CONTROL_SLOTS) * transport.messageSize);
         if (transport.manual) {
             this.listenId = MemorySegment.NULL;
             this.cmPort = 0;

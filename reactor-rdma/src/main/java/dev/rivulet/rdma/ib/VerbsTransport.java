@@ -7,6 +7,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.admission.ReceiveBudget;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectionRefusedException;
@@ -201,6 +202,11 @@ public final class VerbsTransport extends AbstractTransport {
                 EnumSet.of(Ordering.SEND_AFTER_SEND, Ordering.COMPLETION_IN_ORDER), config.sendQueueDepth(),
                 config.receiveQueueDepth(), 12.5e9, Duration.ofNanos(2_000),
                 Completion.LOCAL, Completion.LOCAL, Completion.REMOTE, maxRma, true, 0, false, true);
+    }
+
+    /** A new listener's receive budget: what its connections together may make it commit on their word. */
+    ReceiveBudget listenerBudget() {
+        return ReceiveBudget.forListener(config.security(), metrics.budgetCounters());
     }
 
     @Override

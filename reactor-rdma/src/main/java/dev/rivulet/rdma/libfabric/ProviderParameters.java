@@ -70,6 +70,16 @@ public final class ProviderParameters {
         DEFAULTS.forEach(Libc::setenvIfAbsent);
     }
 
+    /** The bounce buffer size rxm uses in this process: the environment's, or Rivulet's default. */
+    public static int rxmBufferSize() {
+        String set = System.getenv("FI_OFI_RXM_BUFFER_SIZE");
+        try {
+            return set != null ? Integer.parseInt(set.trim()) : Integer.parseInt(RXM_BUFFER_SIZE);
+        } catch (NumberFormatException e) {
+            return Integer.parseInt(RXM_BUFFER_SIZE);
+        }
+    }
+
     /** The parameters Rivulet sets where the environment does not, with their values (for diagnostics and docs). */
     public static Map<String, String> defaults() {
         return DEFAULTS;

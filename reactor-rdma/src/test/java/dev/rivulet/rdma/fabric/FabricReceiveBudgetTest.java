@@ -77,6 +77,9 @@ class FabricReceiveBudgetTest {
     @Test
     void anUnauthenticatedPeersWindowOpensAsItDelivers() throws Exception {
         Pair p = connect(TransportConfig.defaults(), TransportConfig.defaults());
+        TransportMetrics server = ((FabricTransport) p.serverTransport()).stats();
+        long connection = server.receiveCommitted(); // what the connection's own buffers hold from the admission
+        assertThat(connection).isEqualTo(((FabricTransport) p.serverTransport()).connectionCost());
         // take(400) requests 400: after the first 124 the demand left still exceeds the full window
         StepVerifier received = StepVerifier.create(p.server().receive().take(400).count()).expectNext(400L)
                 .expectComplete().verifyLater();
@@ -87,8 +90,7 @@ class FabricReceiveBudgetTest {
         received.verify(TIMEOUT);
         assertThat(stats(p.server()).maxReceivesPosted()).as("the window opened as messages arrived")
                 .isEqualTo(TransportConfig.DEFAULT_QUEUE_DEPTH);
-        TransportMetrics server = ((FabricTransport) p.serverTransport()).stats();
-        assertThat(server.receiveCommitted()).as("the window's buffers beyond four, held from the listener")
+        assertThat(server.receiveCommitted() - connection).as("the window's buffers beyond four, held from the listener")
                 .isEqualTo((TransportConfig.DEFAULT_QUEUE_DEPTH - 4) * (long) FabricTransport.DEFAULT_EAGER);
         p.client().dispose();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -110,19 +112,21 @@ class FabricReceiveBudgetTest {
     @Test
     void aLargeMessageBeyondTheAllowanceIsReadInPiecesAndArrivesIntact() {
         Pair p = connect(TransportConfig.defaults(), TransportConfig.defaults());
+        long connection = ((FabricTransport) p.serverTransport()).stats().receiveCommitted();
         StepVerifier received = StepVerifier.create(p.server().receive()
                         .map(b -> Messages.verify(b.segment(), 7, 16 * MIB)))
                 .expectNext(true).thenCancel().verifyLater();
         StepVerifier.create(p.client().send(Messages.make(p.client().memory(), 7, 16 * MIB))).verifyComplete();
         received.verify(TIMEOUT);
-        assertThat(((FabricTransport) p.serverTransport()).stats().receiveCommitted())
+        assertThat(((FabricTransport) p.serverTransport()).stats().receiveCommitted() - connection)
                 .as("nothing committed ahead for the unauthenticated peer's 16 MiB").isLessThan(MIB);
     }
 
     @Test
-    void theListenersTotalBoundsWhatItsPeersWindowsHold() throws Exception {
-        TransportConfig server = TransportConfig.defaults().option("security.listenerMemory", "1MiB");
-        FabricTransport s = open(server);
+    void theListenersTotalBoundsWhatItsPeersConnectionsAndWindowsHold() throws Exception {
+        long cost = open(TransportConfig.defaults()).connectionCost();
+        FabricTransport s = open(TransportConfig.defaults().option("security.listenerMemory",
+                String.valueOf(cost + MIB)));
         Transport c = open(TransportConfig.defaults());
         Pair a = Pair.connect(s, c, "fabric://127.0.0.1:0?provider=tcp");
         pairs.add(a);
@@ -130,8 +134,11 @@ class FabricReceiveBudgetTest {
                 .expectComplete().verifyLater();
         send(a, 200, 64);
         received.verify(TIMEOUT);
-        assertThat(s.stats().receiveCommitted()).isLessThanOrEqualTo(MIB);
-        assertThat(stats(a.server()).maxReceivesPosted()).as("4 + what 1 MiB holds")
+        assertThat(s.stats().receiveCommitted()).isLessThanOrEqualTo(cost + MIB);
+        assertThat(stats(a.server()).maxReceivesPosted()).as("4 + what the MiB left holds")
                 .isEqualTo(4 + MIB / FabricTransport.DEFAULT_EAGER);
+        // A second connection's own buffers do not fit any more: it is closed as soon as it is accepted.
+        StepVerifier.create(c.connect(a.listener().address()))
+                .expectError(dev.rivulet.core.error.TransportException.class).verify(TIMEOUT);
     }
 }

@@ -53,8 +53,10 @@ final class ShmListener extends AbstractListener {
         this.address = address;
         this.path = path;
         this.server = server;
-        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters());
         this.budget = transport.listenerBudget();
+        // A connection's rings and pool are a file both processes map: not counted against the budget, since every
+        // peer is a process of the same user, which can reach this process's memory anyway (docs/security.md).
+        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters(), budget, 0);
         int threads = transport.security().maxHandshakes();
         AtomicInteger n = new AtomicInteger();
         this.handshakes = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),

@@ -64,8 +64,9 @@ public abstract class AcceptingListener extends AbstractListener {
     protected AcceptingListener(StreamTransport transport, String address, String threadPrefix) {
         this.transport = transport;
         this.address = address;
-        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters());
         this.budget = transport.listenerBudget();
+        this.admission = new AdmissionControl(transport.security(), transport.stats().admissionCounters(), budget,
+                transport.connectionCost());
         int threads = transport.security().maxHandshakes();
         AtomicInteger n = new AtomicInteger();
         ThreadFactory factory = r -> Thread.ofPlatform().daemon(true)

@@ -88,6 +88,15 @@ public abstract class StreamTransport extends AbstractTransport {
         this.dialled = ReceiveBudget.dialled(security, metrics.budgetCounters());
     }
 
+    /**
+     * What a connection's own buffers take (the staging and receive buffers, and TLS's as many again): held from a
+     * listener's budget while it lasts where peers cannot authenticate.
+     */
+    long connectionCost() {
+        long c = (long) settings.stagingBytes() + settings.receiveBytes();
+        return security.usesTls() ? 2 * c : c;
+    }
+
     /** A new listener's receive budget: what its connections together may make it commit ahead of their bytes. */
     ReceiveBudget listenerBudget() {
         return ReceiveBudget.forListener(security, metrics.budgetCounters());

@@ -52,8 +52,9 @@ import java.util.Map;
  * </ul>
  *
  * <pre>StrangerCostCli [--transports uring,fabric,shm] [--connections 100] [--silent 1000] [--report PATH]</pre>
- * Run from the repository root: {@code java -cp samples/benchmarks/target/benchmarks.jar
- * dev.rivulet.samples.bench.security.StrangerCostCli} (bin/bench runs it as {@code --only security}).
+ * Run from the repository root: {@code java --enable-native-access=ALL-UNNAMED -cp
+ * samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.security.StrangerCostCli}; docs/security.md
+ * shows its latest table.
  */
 public final class StrangerCostCli {
 
@@ -113,6 +114,7 @@ public final class StrangerCostCli {
                 String kept = "";
                 if (!secret) {
                     long before = settledRss(node);
+                    long poolBefore = pool(node);
                     for (int i = 0; i < connections; i++) {
                         held.add(target.throughHandshake(client));
                     }
@@ -120,7 +122,7 @@ public final class StrangerCostCli {
                     closeAll(held);
                     Thread.sleep(2_000);
                     handshaken = kib(cost);
-                    kept = mib(settledRss(node) - before);
+                    kept = mib(settledRss(node) - before) + " (pool: " + mib(pool(node) - poolBefore) + ")";
                 }
                 for (int i = 0; i < silent; i++) {
                     held.add(target.silent());
@@ -180,8 +182,12 @@ public final class StrangerCostCli {
     }
 
     private static long rss(ChildJvm node) throws IOException {
-        String line = node.command("rss", true);
-        return Long.parseLong(Results.parse(line).get("rss"));
+        return Long.parseLong(Results.parse(node.command("rss", true)).get("rss"));
+    }
+
+    /** What the listener's buffer pool holds, registered, for reuse. */
+    private static long pool(ChildJvm node) throws IOException {
+        return Long.parseLong(Results.parse(node.command("rss", true)).get("pool"));
     }
 
     private static void closeAll(List<Closeable> held) {
@@ -201,7 +207,8 @@ public final class StrangerCostCli {
                 seconds)).append(" s): ").append(connections).append(" connections per measurement, ")
                 .append(silent).append(" silent sockets beside the client that means it.\n\n");
         b.append("| transport | shared secret | silent socket, per connection | through the handshake, per "
-                + "connection | kept after they closed | client connect beside the silent sockets, median of 5 |\n");
+                + "connection | kept after they closed (of it, the buffer pool's) | client connect beside the silent "
+                + "sockets, median of 5 |\n");
         b.append("|---|---|---:|---:|---:|---:|\n");
         rows.forEach(r -> b.append(r).append('\n'));
         return b.toString();

@@ -17,7 +17,7 @@ import java.nio.file.Path;
  * The listener a {@link StrangerCostCli} measures, alone in its JVM (its heap committed and touched up front, so the
  * resident set moves only with what connections cost): binds, lends every accepted endpoint's {@code receive()} its
  * demand (so that peers get credit to announce messages), and answers {@code rss} with its resident set, the memory
- * its listeners committed ahead of peers' bytes, and its admission counts.
+ * its listeners committed ahead of peers' bytes, and what its buffer pool holds.
  *
  * <pre>StrangerCostNode listener uring|fabric|shm [secret]</pre>
  */
@@ -57,7 +57,8 @@ public final class StrangerCostNode {
         System.out.println("READY " + l.address());
         System.out.flush();
         CommandLoop.serve(command -> command.equals("rss") ? "RESULT rss=" + residentBytes() + " committed="
-                + ((AbstractTransport) t).stats().receiveCommitted() : null);
+                + ((AbstractTransport) t).stats().receiveCommitted() + " pool="
+                + t.memory().buffers().registeredBytes() : null);
         t.dispose();
     }
 
