@@ -34,7 +34,6 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -106,8 +105,6 @@ public final class StreamWire implements Wire, ChannelUser {
     private static final int T_SEND = 2;
     private static final int ID_MASK = (1 << 29) - 1;
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final long CLOSE_WORD = ControlWord.encode(ControlWord.CLOSE, 0);
     /** A gather write stops adding units once it holds this much: completions stay timely, memory bounded. */
     private static final long GATHER_BYTES = 1 << 20;
@@ -1049,21 +1046,7 @@ public final class StreamWire implements Wire, ChannelUser {
             throw new RemoteAccessException(MemoryDomain.REFUSED);
         }
         try {
-            MemorySegment seg = target.window();
-            long off = target.offsetOf(address);
-            if (width == 8) {
-                return switch (op) {
-                    case ADD, FETCH_ADD -> (long) LONG.getAndAdd(seg, off, operand);
-                    case SWAP -> (long) LONG.getAndSet(seg, off, operand);
-                    case COMPARE_SWAP -> (long) LONG.compareAndExchange(seg, off, compare, operand);
-                };
-            }
-            int v = (int) operand;
-            return switch (op) {
-                case ADD, FETCH_ADD -> (int) INT.getAndAdd(seg, off, v);
-                case SWAP -> (int) INT.getAndSet(seg, off, v);
-                case COMPARE_SWAP -> (int) INT.compareAndExchange(seg, off, (int) compare, v);
-            };
+            return op.applyTo(target.window(), target.offsetOf(address), width, operand, compare);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new RemoteAccessException(MemoryDomain.REFUSED, e);
         } finally {
