@@ -21,8 +21,11 @@ import java.net.SocketTimeoutException;
  * ({@link #awaitReady}) before it goes on: the ibverbs client once its queue pair can take the listener's messages;
  * the libfabric listener once the client's fabric hello arrived. Afterwards single bytes:
  * {@link #HEARTBEAT} when this side sent nothing for a heartbeat interval (answered with {@link #HEARTBEAT_ACK}),
- * {@link #GOODBYE} before a graceful close. End of stream without a goodbye, any other byte, or silence for the peer
- * timeout means the peer is gone.
+ * {@link #GOODBYE} before a graceful close, followed by how many messages this side's sends delivered to the peer's
+ * receives (8 bytes, big-endian; -1 when it does not count them). The goodbye travels on this connection and the
+ * messages on the fabric's, so the goodbye may overtake the last of them: the peer takes the close only once it has
+ * received that many. End of stream without a goodbye, any other byte, or silence for the peer timeout means the peer
+ * is gone.
  */
 public final class LivenessChannel {
 
@@ -34,8 +37,12 @@ public final class LivenessChannel {
 
     /** What the channel tells the connection it watches. */
     public interface Listener {
-        /** The peer closed gracefully ({@code graceful}) or is gone ({@code reason}); on the channel's thread. */
-        void peerGone(boolean graceful, String reason);
+        /**
+         * The peer closed gracefully ({@code graceful}, after its sends delivered {@code messagesSent} messages to
+         * this side's receives, or -1 when it did not count them) or is gone ({@code reason}); on the channel's
+         * thread.
+         */
+        void peerGone(boolean graceful, long messagesSent, String reason);
     }
 
     private final Socket socket;
@@ -62,6 +69,7 @@ public final class LivenessChannel {
         long tick = Math.max(10, liveness.heartbeatInterval().toMillis() / 4);
         String reason = null;
         boolean graceful = false;
+        long messagesSent = -1;
         try {
             InputStream in = socket.getInputStream();
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, tick));
@@ -71,7 +79,10 @@ public final class LivenessChannel {
                     monitor.heard();
                     switch (b) {
                         case -1 -> reason = "bootstrap connection ended without a goodbye";
-                        case GOODBYE -> graceful = true;
+                        case GOODBYE -> {
+                            graceful = true;
+                            messagesSent = readCount(in);
+                        }
                         case HEARTBEAT -> {
                             send(HEARTBEAT_ACK);
                             monitor.sent();
@@ -96,7 +107,7 @@ public final class LivenessChannel {
             reason = "bootstrap connection failed: " + e.getMessage();
         }
         if (!closing) {
-            listener.peerGone(graceful, reason);
+            listener.peerGone(graceful, messagesSent, reason);
         }
         BootstrapSockets.closeQuietly(socket);
     }
@@ -108,11 +119,40 @@ public final class LivenessChannel {
         }
     }
 
-    /** Says goodbye (best effort) and closes: an orderly close. */
-    public void goodbye() {
+    /** The count after a goodbye; -1 when the peer ended the connection before it was whole. */
+    private static long readCount(InputStream in) throws IOException {
+        long n = 0;
+        for (int i = 0; i < 8; i++) {
+            int b;
+            try {
+                b = in.read();
+            } catch (SocketTimeoutException slow) {
+                b = in.read(); // the rest of the goodbye is on its way: one tick more
+            }
+            if (b < 0) {
+                return -1;
+            }
+            n = n << 8 | b;
+        }
+        return n;
+    }
+
+    /**
+     * Says goodbye (best effort) and closes: an orderly close, after this side's sends delivered {@code messagesSent}
+     * messages to the peer's receives (-1: not counted; the peer then takes the close as soon as it hears it).
+     */
+    public void goodbye(long messagesSent) {
         closing = true;
+        byte[] b = new byte[9];
+        b[0] = GOODBYE;
+        for (int i = 0; i < 8; i++) {
+            b[1 + i] = (byte) (messagesSent >>> (56 - 8 * i));
+        }
         try {
-            send(GOODBYE);
+            synchronized (writeLock) {
+                out.write(b);
+                out.flush();
+            }
         } catch (IOException e) {
             // the peer is gone already
         }

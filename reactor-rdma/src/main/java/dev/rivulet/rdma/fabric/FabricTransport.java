@@ -328,10 +328,10 @@ public final class FabricTransport extends AbstractTransport {
                                 ReceiveBudget.Connection budget) throws IOException {
         LivenessChannel channel = socket == null ? null : new LivenessChannel(socket);
         ProgressLoop loop = progress.nextLoop();
-        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, orderly -> {
+        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, (orderly, sent) -> {
             if (channel != null) {
                 if (orderly) {
-                    channel.goodbye();
+                    channel.goodbye(sent);
                 } else {
                     channel.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
                 }

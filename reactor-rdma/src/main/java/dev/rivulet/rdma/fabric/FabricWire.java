@@ -91,6 +91,7 @@ final class FabricWire implements Wire {
     private final ProgressLoop loop;
     /** An operation the provider has not completed after this long means the peer stopped making progress. */
     private final long writeTimeoutNanos;
+    private final long peerTimeoutNanos;
     private final long checkEveryNanos;
     private long lastStallCheck;
     /**
@@ -120,8 +121,23 @@ final class FabricWire implements Wire {
     private final MemorySegment[] iovs;
     private final MemorySegment[] rmaIovs;
     private final MemorySegment[] descs;
-    /** Runs once the wire is closed: {@code true} for an orderly close, {@code false} when the connection broke. */
-    private final java.util.function.Consumer<Boolean> onClose;
+    /** What runs once the wire is closed. */
+    interface Closed {
+        /**
+         * The wire is closed: in order ({@code orderly}, after its sends delivered {@code messagesSent} messages to
+         * the peer's receives), or because the connection broke.
+         */
+        void closed(boolean orderly, long messagesSent);
+    }
+
+    private final Closed onClose;
+    /** Messages this side's sends delivered to the peer's receives (counted as their sends completed). */
+    private long messagesSent;
+    /** Messages from the peer that completed a receive here. */
+    private long messagesArrived;
+    /** How many messages the peer says it sent, from its goodbye (-1: it did not say), and when it was heard. */
+    private volatile long goodbyeCount = -1;
+    private long goodbyeHeard;
     /** Whether this wire told the engine the connection is broken (the peer then sees an abort, not a goodbye). */
     private boolean brokenReported;
     /** A connection error an operation reported, and when: the endpoint breaks unless the peer's goodbye follows. */
@@ -195,12 +211,13 @@ final class FabricWire implements Wire {
     private boolean drainedAfterClose;
 
     FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
-               long peer, int eagerSize, String remoteAddress, java.util.function.Consumer<Boolean> onClose,
+               long peer, int eagerSize, String remoteAddress, Closed onClose,
                ProgressLoop loop, LivenessSettings liveness, ReceiveBudget.Connection budget) {
         this.fabric = fabric;
         this.budget = budget;
         this.loop = loop;
         this.writeTimeoutNanos = liveness.writeTimeout().toNanos();
+        this.peerTimeoutNanos = liveness.peerTimeout().toNanos();
         this.checkEveryNanos = Math.max(1_000_000L, writeTimeoutNanos / 8);
         this.memory = memory;
         this.caps = caps;
@@ -244,8 +261,9 @@ final class FabricWire implements Wire {
     }
 
     /** The bootstrap channel saw the peer say goodbye (graceful) or vanish. */
-    void peerGone(boolean graceful, String reason) {
+    void peerGone(boolean graceful, long sentByPeer, String reason) {
         if (graceful) {
+            goodbyeCount = sentByPeer;
             peerClosed = true;
         } else {
             lostReason = reason;
@@ -599,7 +617,7 @@ final class FabricWire implements Wire {
             broken(events, pendingLoss);
             return work + 1;
         }
-        if (!peerEventReported && (peerClosed || peerLost)) {
+        if (!peerEventReported && (peerClosed || peerLost) && (peerLost || goodbyeTaken(events))) {
             peerEventReported = true;
             work++;
             if (peerClosed) {
@@ -612,12 +630,39 @@ final class FabricWire implements Wire {
         return work;
     }
 
+    /**
+     * Whether the peer's goodbye may be taken now: the goodbye travels on the bootstrap connection and may overtake
+     * the peer's last messages on the fabric, so it waits until as many messages as the peer says it sent have
+     * arrived and been handed up in order. One that does not come within the peer timeout was lost with the
+     * connection: the endpoint breaks instead of closing cleanly (with a goodbye that did not count, at once).
+     */
+    private boolean goodbyeTaken(WireEvents events) {
+        long due = goodbyeCount;
+        if (goodbyeHeard == 0) {
+            goodbyeHeard = loop.coarseNanos() | 1;
+        }
+        boolean handedUp = readingSlot < 0 && !readChunkPending
+                && (orderCount == 0 || !arrived[postedOrder[orderHead]]);
+        if (due < 0 || (messagesArrived >= due && handedUp)) {
+            return true;
+        }
+        if (loop.coarseNanos() - goodbyeHeard > peerTimeoutNanos) {
+            peerEventReported = true;
+            broken(events, new ConnectionLostException("peer at " + remoteAddress + " closed after sending " + due
+                    + " messages, of which " + messagesArrived + " arrived", fabric.provider, 0, null, null));
+        }
+        return false;
+    }
+
     private void complete(WireEvents events, long context, long len, long data, long source) {
         int slot = slots.slotOf(context);
         if (slot < 0) {
             return; // not a context of ours (a provider's own entry)
         }
         if (slots.kind(slot) == ContextSlots.RECEIVE) {
+            if (source == peer) {
+                messagesArrived++;
+            }
             arrived[slot] = true;
             arrivedLen[slot] = source == peer ? len : STRANGER;
             arrivedWord[slot] = data;
@@ -626,11 +671,16 @@ final class FabricWire implements Wire {
         }
         switch (slots.kind(slot)) {
             case ContextSlots.CONTROL -> {
+                messagesSent++;
                 slots.release(slot);
                 events.controlCompleted();
             }
-            case ContextSlots.DONE_WORD -> slots.release(slot);
+            case ContextSlots.DONE_WORD -> {
+                messagesSent++;
+                slots.release(slot);
+            }
             case ContextSlots.RTS_SEND -> {
+                messagesSent++;
                 ((Buffer) slots.owner(slot)).release();
                 slots.release(slot);
             }
@@ -647,6 +697,9 @@ final class FabricWire implements Wire {
             default -> {
                 Op op = (Op) slots.owner(slot);
                 slots.release(slot);
+                if (op.kind() == dev.rivulet.core.engine.OpKind.SEND) {
+                    messagesSent++; // an eager send (a rendezvous one counts its request, RTS_SEND)
+                }
                 events.completed(op, op.kind() == dev.rivulet.core.engine.OpKind.ATOMIC ? atomicResult(op, slot)
                         : 0);
             }
@@ -1019,7 +1072,7 @@ final class FabricWire implements Wire {
             scratch.close();
             arena.close();
         });
-        onClose.accept(!brokenReported);
+        onClose.closed(!brokenReported, messagesSent);
     }
 
     private void cancelPostedReceives() {

@@ -214,7 +214,7 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
 
     /** The bootstrap channel saw the peer say goodbye ({@code graceful}) or vanish. Any thread. */
     @Override
-    public void peerGone(boolean graceful, String reason) {
+    public void peerGone(boolean graceful, long messagesSent, String reason) {
         if (graceful) {
             peerClosed = true;
         } else {
@@ -773,7 +773,7 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
             if (c != null && brokenReported) {
                 c.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
             } else if (c != null) {
-                c.goodbye();
+                c.goodbye(-1); // not counted: a goodbye may overtake the last messages on the queue pair
             }
         }
     }

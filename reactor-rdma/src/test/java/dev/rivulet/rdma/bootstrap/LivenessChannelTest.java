@@ -40,16 +40,16 @@ class LivenessChannelTest {
 
     private static CompletableFuture<String> watch(Socket s, LivenessSettings settings) throws IOException {
         CompletableFuture<String> fate = new CompletableFuture<>();
-        new LivenessChannel(s).watch((graceful, reason) -> fate.complete(graceful ? "goodbye" : reason), settings,
-                "liveness-test");
+        new LivenessChannel(s).watch((graceful, sent, reason) -> fate.complete(graceful ? "goodbye " + sent : reason),
+                settings, "liveness-test");
         return fate;
     }
 
     @Test
     void aGoodbyeIsAGracefulClose() throws Exception {
         CompletableFuture<String> fate = watch(b, LivenessSettings.defaults());
-        new LivenessChannel(a).goodbye();
-        assertThat(fate.get(5, TimeUnit.SECONDS)).isEqualTo("goodbye");
+        new LivenessChannel(a).goodbye(1234567890123L);
+        assertThat(fate.get(5, TimeUnit.SECONDS)).isEqualTo("goodbye 1234567890123");
     }
 
     @Test
