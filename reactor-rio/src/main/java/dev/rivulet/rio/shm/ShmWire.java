@@ -481,11 +481,15 @@ final class ShmWire implements Wire {
             published();
         }
         while (transfer == null && !answers.isEmpty()) {
-            if (!writeAnswer(answers.peekFirst())) {
+            // Taken off the queue before it is written: a staged answer whose transfer finishes inside writeAnswer
+            // comes back here (finishTransfer), and must find the next answer at the head, not this one again.
+            Answer a = answers.pollFirst();
+            if (!writeAnswer(a)) {
+                answers.addFirst(a);
                 blockedOnRoom();
                 return false;
             }
-            recycle(answers.pollFirst());
+            recycle(a);
         }
         return answers.isEmpty();
     }

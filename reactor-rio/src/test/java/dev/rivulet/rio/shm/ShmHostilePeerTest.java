@@ -75,8 +75,13 @@ class ShmHostilePeerTest {
 
     /** A connection set up by the book, then driven by hand; returns the listener's endpoint for it. */
     private Endpoint rawPeer() throws Exception {
+        return rawPeer(4);
+    }
+
+    /** As {@link #rawPeer()}, announcing that it keeps up to {@code maxRequests} requests in flight. */
+    private Endpoint rawPeer(int maxRequests) throws Exception {
         ConnectionSetUp setUp = new ConnectionSetUp(SecuritySettings.defaults(),
-                ShmSettings.from(TransportConfig.defaults()), 4, arena);
+                ShmSettings.from(TransportConfig.defaults()), maxRequests, arena);
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         ch.connect(UnixDomainSocketAddress.of(ShmAddress.socketPath(ShmAddress.directory(null),
                 ShmAddress.nameOf(listener.address()))));
@@ -265,6 +270,70 @@ class ShmHostilePeerTest {
         // a second "done" for the same request is a lie
         write(Records.DONE, 4);
         endsWithProtocolViolation(ep);
+        target.close();
+    }
+
+    /**
+     * A large get whose staged answer had to wait (the ring back was full) and whose transfer then completes inside
+     * the write that sends it: the writer comes back for the next waiting answer, and must not find the same one
+     * again. Every request is answered exactly once, in order.
+     */
+    @Test
+    void aWaitingStagedAnswerIsWrittenOnce() throws Exception {
+        Endpoint ep = rawPeer(64);
+        MemoryRegion target = server.memory().register(arena.allocate(16 << 10, 4096), Access.REMOTE_READ);
+        RemoteMemory r = ep.grant(target.slice(), Access.REMOTE_READ).remote();
+        // Flushes fill the ring back with their answers, one 16-byte record each, and 32 more wait in the listener's
+        // queue (nobody reads them yet); the get's answer, just above the large-message threshold (8 KiB), so staged
+        // in one chunk, waits behind them, and the flush after it behind that.
+        long id = 0;
+        int filling = ShmOptions.RING_BYTES.defaultValue() / RecordRing.RECORD_HEADER;
+        int flushes = filling + 32;
+        while (id < flushes) {
+            if (peer().out.claim(Records.FLUSH, ++id, 0) < 0) {
+                peer().peerBell.ring();
+                id--;
+                Thread.onSpinWait();
+                continue;
+            }
+            peer().out.publish();
+        }
+        peer().peerBell.ring();
+        long get = ++id;
+        write(Records.GET, get, r.key(), r.address(), 16 << 10, Records.COPY);
+        long flush = ++id;
+        write(Records.FLUSH, flush);
+        // Take the first ring's worth back at once: the listener then writes its queue in one go, the staged answer's
+        // transfer finishing inside the write that sends it. Then read the rest: each id once, in order.
+        long readAll = System.nanoTime() + TIMEOUT.toNanos();
+        while (!peer().out.drained() && System.nanoTime() < readAll) {
+            Thread.onSpinWait(); // until the listener has read every request (and queued what its ring cannot take)
+        }
+        int[] consumed = {0};
+        while (consumed[0] < filling) {
+            consumed[0] += peer().in.read((kind, word, data, offset, length) -> true, filling - consumed[0]);
+        }
+        peer().peerBell.ring();
+        long expected = filling + 1;
+        int staged = 0;
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (expected <= flush && System.nanoTime() < end) {
+            long[] a = answerWithValue();
+            if (a[0] == Records.CHUNK) {
+                peer().poolIn.free(a[1], (int) a[2]);
+                continue;
+            }
+            assertThat(a[1]).as("answer %d (kind %d)", expected, a[0]).isEqualTo(expected);
+            if (a[1] == get) {
+                assertThat(a[0]).isEqualTo(Records.STAGED);
+                staged++;
+            }
+            expected++;
+            peer().peerBell.ring();
+        }
+        assertThat(expected).as("every request answered").isEqualTo(flush + 1);
+        assertThat(staged).isEqualTo(1);
+        assertThat(ep.isDisposed()).isFalse();
         target.close();
     }
 
