@@ -10,5 +10,5 @@ module dev.rivulet.rdma {
     exports dev.rivulet.rdma;
 
     provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rdma.fabric.FabricTransportProvider,
-            dev.rivulet.rdma.ib.VerbsTransportProvider;
+            dev.rivulet.rdma.verbs.VerbsTransportProvider;
 }

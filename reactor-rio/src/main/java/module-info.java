@@ -9,6 +9,6 @@ module dev.rivulet.rio {
 
     exports dev.rivulet.rio;
 
-    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rio.transport.uring.UringTransportProvider,
-            dev.rivulet.rio.transport.rio.RioTransportProvider, dev.rivulet.rio.shm.ShmTransportProvider;
+    provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.rio.uring.UringTransportProvider,
+            dev.rivulet.rio.windows.RioTransportProvider, dev.rivulet.rio.shm.ShmTransportProvider;
 }

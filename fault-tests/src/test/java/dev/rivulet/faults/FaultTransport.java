@@ -4,7 +4,7 @@ import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.rdma.fabric.FabricTransportProvider;
-import dev.rivulet.rio.transport.uring.UringTransportProvider;
+import dev.rivulet.rio.uring.UringTransportProvider;
 
 import java.util.List;
 import java.util.Optional;

@@ -8,7 +8,7 @@ import dev.rivulet.core.spi.Availability;
 import dev.rivulet.gpu.direct.DirectPath;
 import dev.rivulet.gpu.host.HostMemoryStandIn;
 import dev.rivulet.rdma.FabricDeviceMemory;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

@@ -16,7 +16,7 @@ import dev.rivulet.rdma.fabric.HmemRegistration;
 public final class FabricDeviceMemory {
 
     /** {@code FI_HMEM_CUDA}: the {@code fi_hmem_iface} of CUDA memory. */
-    private static final int FI_HMEM_CUDA = dev.rivulet.rdma.libfabric.FiConstants.FI_HMEM_CUDA;
+    private static final int FI_HMEM_CUDA = dev.rivulet.rdma.fabric.sys.FiConstants.FI_HMEM_CUDA;
 
     private FabricDeviceMemory() {
     }

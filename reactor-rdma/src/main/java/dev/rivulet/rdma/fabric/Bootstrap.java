@@ -79,11 +79,11 @@ final class Bootstrap {
             throw new HandshakeException("empty endpoint name");
         }
         switch (addrFormat) {
-            case dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR,
-                 dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR_IN,
-                 dev.rivulet.rdma.libfabric.FiConstants.FI_SOCKADDR_IN6 ->
+            case dev.rivulet.rdma.fabric.sys.FiConstants.FI_SOCKADDR,
+                 dev.rivulet.rdma.fabric.sys.FiConstants.FI_SOCKADDR_IN,
+                 dev.rivulet.rdma.fabric.sys.FiConstants.FI_SOCKADDR_IN6 ->
                     checkSockaddr(name, from, to, ipOf(ourName), checkAddress);
-            case dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_STR -> checkStringName(name, ourName, from, provider);
+            case dev.rivulet.rdma.fabric.sys.FiConstants.FI_ADDR_STR -> checkStringName(name, ourName, from, provider);
             default -> {
                 if (name.length != ourName.length) {
                     throw new HandshakeException("endpoint name of " + name.length + " bytes; " + provider

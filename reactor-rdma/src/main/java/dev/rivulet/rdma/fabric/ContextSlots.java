@@ -1,6 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.rdma.libfabric.FiContext2;
+import dev.rivulet.rdma.fabric.sys.FiContext2;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.loop.Waiter;
-import dev.rivulet.rdma.libfabric.FidFabric;
+import dev.rivulet.rdma.fabric.sys.FidFabric;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -3,13 +3,13 @@ package dev.rivulet.rdma.fabric;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ECONNREFUSED;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ECONNRESET;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_EHOSTUNREACH;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ENOENT;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ENOTCONN;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ECONNREFUSED;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ECONNRESET;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_EHOSTUNREACH;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ENOENT;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ENOTCONN;
 
 /** The exceptions a failed libfabric call becomes, the same for the data path and the set-up. */
 final class FabricErrors {

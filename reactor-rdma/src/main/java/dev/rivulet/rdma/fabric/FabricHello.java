@@ -5,11 +5,11 @@ import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
-import dev.rivulet.rdma.libfabric.FiCqDataEntry;
-import dev.rivulet.rdma.libfabric.FiCqErrEntry;
-import dev.rivulet.rdma.libfabric.FidCq;
-import dev.rivulet.rdma.libfabric.FidEp;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
+import dev.rivulet.rdma.fabric.sys.FiCqErrEntry;
+import dev.rivulet.rdma.fabric.sys.FidCq;
+import dev.rivulet.rdma.fabric.sys.FidEp;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -21,10 +21,10 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_UNSPEC;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_EAGAIN;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_EAVAIL;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ECANCELED;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ADDR_UNSPEC;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_EAGAIN;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_EAVAIL;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ECANCELED;
 
 /**
  * The set-up's one fabric message: the client proves that its endpoint reaches the listener's, before the listener's

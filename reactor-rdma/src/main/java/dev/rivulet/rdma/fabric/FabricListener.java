@@ -20,7 +20,7 @@ import java.net.Socket;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ADDR_NOTAVAIL;
 
 /**
  * Accepts bootstrap connections on a TCP port and turns each into an endpoint after the connection handshake. The

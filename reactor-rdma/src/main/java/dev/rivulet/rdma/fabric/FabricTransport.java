@@ -19,10 +19,10 @@ import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.rdma.FabricOptions;
-import dev.rivulet.rdma.libfabric.ProviderParameters;
+import dev.rivulet.rdma.fabric.sys.ProviderParameters;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
-import dev.rivulet.rdma.libfabric.FidEp;
+import dev.rivulet.rdma.fabric.sys.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -37,7 +37,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.*;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.*;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -77,7 +77,7 @@ public final class FabricTransport extends AbstractTransport {
         super("libfabric/" + fabric.provider, config, fabric::register, FabricOptions.ALL);
         // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
         ErrorPathClasses.loadNests(FabricWire.class, LivenessChannel.class);
-        ErrorPathClasses.load(dev.rivulet.rdma.libfabric.FiCqErrEntry.class);
+        ErrorPathClasses.load(dev.rivulet.rdma.fabric.sys.FiCqErrEntry.class);
         this.fabric = fabric;
         String provider = fabric.provider;
         String name = name();

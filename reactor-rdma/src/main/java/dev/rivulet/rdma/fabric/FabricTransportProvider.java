@@ -7,7 +7,7 @@ import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.rdma.FabricOptions;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 
 import java.util.List;
 import java.util.Map;

@@ -22,20 +22,20 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.loop.ProgressLoop;
-import dev.rivulet.rdma.libfabric.FiCqDataEntry;
-import dev.rivulet.rdma.libfabric.FiCqErrEntry;
-import dev.rivulet.rdma.libfabric.FiMsgRma;
-import dev.rivulet.rdma.libfabric.FiRmaIov;
-import dev.rivulet.rdma.libfabric.Iovec;
-import dev.rivulet.rdma.libfabric.FidCq;
-import dev.rivulet.rdma.libfabric.FidEp;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
+import dev.rivulet.rdma.fabric.sys.FiCqErrEntry;
+import dev.rivulet.rdma.fabric.sys.FiMsgRma;
+import dev.rivulet.rdma.fabric.sys.FiRmaIov;
+import dev.rivulet.rdma.fabric.sys.Iovec;
+import dev.rivulet.rdma.fabric.sys.FidCq;
+import dev.rivulet.rdma.fabric.sys.FidEp;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.*;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.*;
 
 /**
  * One Rivulet endpoint on a libfabric RDM endpoint of its own: the engine's {@link Wire} in terms of

@@ -1,6 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.rdma.libfabric.NativeHeap;
+import dev.rivulet.rdma.fabric.sys.NativeHeap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,7 +3,7 @@ package dev.rivulet.rdma.fabric;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rivulet.core.error.HandshakeException;
-import dev.rivulet.rdma.libfabric.FiConstants;
+import dev.rivulet.rdma.fabric.sys.FiConstants;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

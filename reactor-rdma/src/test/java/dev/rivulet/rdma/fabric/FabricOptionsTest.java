@@ -8,13 +8,13 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
-import dev.rivulet.rdma.libfabric.Libfabric;
+import dev.rivulet.rdma.fabric.sys.Libfabric;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_MANUAL;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_PROGRESS_MANUAL;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_PROGRESS_UNSPEC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -8,9 +8,9 @@ import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.memory.LeakDetector;
-import dev.rivulet.rdma.libfabric.FiCqDataEntry;
-import dev.rivulet.rdma.libfabric.FidCq;
-import dev.rivulet.rdma.libfabric.FidEp;
+import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
+import dev.rivulet.rdma.fabric.sys.FidCq;
+import dev.rivulet.rdma.fabric.sys.FidEp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -24,9 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_ADDR_NOTAVAIL;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_EAGAIN;
-import static dev.rivulet.rdma.libfabric.FiConstants.FI_PROGRESS_UNSPEC;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_ADDR_NOTAVAIL;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_EAGAIN;
+import static dev.rivulet.rdma.fabric.sys.FiConstants.FI_PROGRESS_UNSPEC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -5,7 +5,7 @@ import dev.rivulet.core.error.HandshakeException;
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
-import dev.rivulet.rio.shm.linux.CrossMemory;
+import dev.rivulet.rio.shm.sys.CrossMemory;
 
 import java.io.EOFException;
 import java.io.IOException;

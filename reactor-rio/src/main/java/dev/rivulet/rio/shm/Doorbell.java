@@ -1,6 +1,6 @@
 package dev.rivulet.rio.shm;
 
-import dev.rivulet.rio.shm.linux.Futex;
+import dev.rivulet.rio.shm.sys.Futex;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

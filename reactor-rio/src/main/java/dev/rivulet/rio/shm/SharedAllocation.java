@@ -1,8 +1,8 @@
 package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.error.InsufficientResourcesException;
-import dev.rivulet.rio.shm.linux.Memory;
-import dev.rivulet.rio.shm.linux.ProcessControl;
+import dev.rivulet.rio.shm.sys.Memory;
+import dev.rivulet.rio.shm.sys.ProcessControl;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -3,7 +3,7 @@ package dev.rivulet.rio.shm;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
 import dev.rivulet.core.memory.Registrar;
-import dev.rivulet.rio.shm.linux.Memory;
+import dev.rivulet.rio.shm.sys.Memory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;

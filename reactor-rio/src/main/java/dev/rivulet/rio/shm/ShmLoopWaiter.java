@@ -2,8 +2,8 @@ package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.loop.Waiter;
-import dev.rivulet.rio.shm.linux.Futex;
-import dev.rivulet.rio.shm.linux.FutexWaitVector;
+import dev.rivulet.rio.shm.sys.Futex;
+import dev.rivulet.rio.shm.sys.FutexWaitVector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -17,7 +17,7 @@ import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rio.ShmOptions;
-import dev.rivulet.rio.shm.linux.ProcessControl;
+import dev.rivulet.rio.shm.sys.ProcessControl;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 

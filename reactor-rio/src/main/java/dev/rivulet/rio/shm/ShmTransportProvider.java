@@ -7,7 +7,7 @@ import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.rio.ShmOptions;
-import dev.rivulet.rio.shm.linux.Futex;
+import dev.rivulet.rio.shm.sys.Futex;
 
 import java.nio.file.Files;
 import java.util.List;

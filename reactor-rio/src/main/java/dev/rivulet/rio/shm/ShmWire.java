@@ -25,7 +25,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.rio.shm.linux.CrossMemory;
+import dev.rivulet.rio.shm.sys.CrossMemory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

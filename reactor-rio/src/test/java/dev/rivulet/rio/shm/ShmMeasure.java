@@ -10,7 +10,7 @@ import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.rio.ShmOptions;
-import dev.rivulet.rio.shm.linux.CrossMemory;
+import dev.rivulet.rio.shm.sys.CrossMemory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

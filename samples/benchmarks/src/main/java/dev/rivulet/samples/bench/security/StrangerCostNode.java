@@ -6,7 +6,7 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.rdma.fabric.FabricTransportProvider;
 import dev.rivulet.rio.shm.ShmTransportProvider;
-import dev.rivulet.rio.transport.uring.UringTransportProvider;
+import dev.rivulet.rio.uring.UringTransportProvider;
 import dev.rivulet.samples.bench.CommandLoop;
 
 import java.io.IOException;

@@ -5,7 +5,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.progress.IdleStrategy;
-import dev.rivulet.rio.transport.uring.UringTransportProvider;
+import dev.rivulet.rio.uring.UringTransportProvider;
 import dev.rivulet.samples.bench.Ack;
 import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.ClientSide;

@@ -1,0 +1,43 @@
+package dev.rivulet.rdma.fabric.sys;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/**
+ * {@code struct fi_ops_cm} (fi_cm.h): the function table behind {@code fid_ep.cm} (and {@code fid_pep.cm},
+ * same offset).
+ * Only the slot offsets are used, by the object types' dispatch ({@link Dispatch#function}); the leading
+ * {@code size} is what the {@code FI_CHECK_OP}-style guard compares a slot offset against.
+ */
+final class FiOpsCm {
+
+    /** {@code struct fi_ops_cm}: {@code size_t size} followed by one function pointer per slot. */
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            JAVA_LONG.withName("size"),
+            ADDRESS.withName("setname"),
+            ADDRESS.withName("getname"),
+            ADDRESS.withName("getpeer"),
+            ADDRESS.withName("connect"),
+            ADDRESS.withName("listen"),
+            ADDRESS.withName("accept"),
+            ADDRESS.withName("reject"),
+            ADDRESS.withName("shutdown"),
+            ADDRESS.withName("join"))
+            .withName("fi_ops_cm");
+
+    static final long SETNAME = Dispatch.offset(LAYOUT, "setname");
+    static final long GETNAME = Dispatch.offset(LAYOUT, "getname");
+    static final long GETPEER = Dispatch.offset(LAYOUT, "getpeer");
+    static final long CONNECT = Dispatch.offset(LAYOUT, "connect");
+    static final long LISTEN = Dispatch.offset(LAYOUT, "listen");
+    static final long ACCEPT = Dispatch.offset(LAYOUT, "accept");
+    static final long REJECT = Dispatch.offset(LAYOUT, "reject");
+    static final long SHUTDOWN = Dispatch.offset(LAYOUT, "shutdown");
+    static final long JOIN = Dispatch.offset(LAYOUT, "join");
+
+    private FiOpsCm() {
+    }
+}

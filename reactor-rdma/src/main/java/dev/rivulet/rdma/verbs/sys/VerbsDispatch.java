@@ -1,0 +1,159 @@
+package dev.rivulet.rdma.verbs.sys;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.GroupLayout;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Plumbing shared by the types of this package: linking downcalls (with or without errno capture), reading a
+ * function pointer out of the ops table every {@code ibv_context} embeds, and reading native pointers and strings.
+ *
+ * <p>libibverbs' data path ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_poll_cq},
+ * {@code ibv_req_notify_cq}) is {@code static inline} in {@code verbs.h}: each loads the {@code ibv_context} from the
+ * object's first field and calls the provider's function from {@code context->ops}. There is no symbol to bind, so
+ * each call site holds one address-less downcall handle per C signature and passes the function pointer it just
+ * read as the target. The restricted FFM operations of the package are concentrated here.
+ */
+final class VerbsDispatch {
+
+    /**
+     * Debug switch: {@code -Ddev.rivulet.verbs.critical=false} links the data-path calls as ordinary downcalls, e.g.
+     * to rule {@link Linker.Option#critical(boolean)} out when a provider seems to stall safepoints.
+     */
+    static final boolean CRITICAL = !"false".equalsIgnoreCase(System.getProperty("dev.rivulet.verbs.critical"));
+
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    /** The layout of the state {@link Linker.Option#captureCallState} saves; only {@code errno} is read. */
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
+    /**
+     * A view of the whole address space, for following pointers native code handed us (the context of a queue pair,
+     * the ops slot inside it) without making a sized segment per read on the data path. The addresses are trusted:
+     * they come from verbs objects that stay alive while their owner uses them.
+     */
+    @SuppressWarnings("restricted")
+    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private VerbsDispatch() {
+    }
+
+    /** An ordinary downcall to an exported function. */
+    @SuppressWarnings("restricted")
+    static MethodHandle downcall(MemorySegment symbol, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(symbol, descriptor);
+    }
+
+    /**
+     * A downcall to an exported function that reports failures through {@code errno}: the handle takes the capture
+     * segment ({@link #errnoSegment}) as its first argument, and {@link #errno} reads it afterwards. A separate call
+     * to read {@code errno} would not be reliable, the JVM may run native code of its own in between.
+     */
+    @SuppressWarnings("restricted")
+    static MethodHandle downcallWithErrno(MemorySegment symbol, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(symbol, descriptor, CAPTURE_ERRNO);
+    }
+
+    /** A downcall to a variadic function whose fixed part has {@code fixed} parameters (e.g. {@code fcntl}). */
+    @SuppressWarnings("restricted")
+    static MethodHandle variadicDowncall(MemorySegment symbol, FunctionDescriptor descriptor, int fixed) {
+        return LINKER.downcallHandle(symbol, descriptor, Linker.Option.firstVariadicArg(fixed));
+    }
+
+    /** An address-less downcall for a function pointer read at run time (calls that may take a while). */
+    @SuppressWarnings("restricted")
+    static MethodHandle pointerDowncall(FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(descriptor);
+    }
+
+    /**
+     * An address-less downcall for the short, non-blocking data-path calls (post a work request, poll a CQ, arm a
+     * CQ): {@code critical(false)} skips the thread-state transition. Such a call must not block or call back into
+     * Java, and delays safepoints while it runs; the provider's post and poll functions only touch memory-mapped
+     * queues and doorbells.
+     */
+    @SuppressWarnings("restricted")
+    static MethodHandle criticalPointerDowncall(FunctionDescriptor descriptor) {
+        return CRITICAL ? LINKER.downcallHandle(descriptor, Linker.Option.critical(false))
+                : pointerDowncall(descriptor);
+    }
+
+    /** Scratch room for one call's captured {@code errno}. */
+    static MemorySegment errnoSegment(Arena arena) {
+        return arena.allocate(CAPTURE);
+    }
+
+    /** The {@code errno} a call linked with {@link #downcallWithErrno} left in {@code capture}. */
+    static int errno(MemorySegment capture) {
+        return (int) ERRNO.get(capture, 0L);
+    }
+
+    /**
+     * The function in slot {@code slotOffset} of the {@code struct ibv_context_ops} embedded in the context that
+     * {@code object} (a QP, CQ, SRQ, PD or MR: all start with their {@code ibv_context *}) belongs to, or 0 when
+     * the provider left it empty.
+     */
+    static long contextOp(MemorySegment object, long slotOffset) {
+        long obj = object.address();
+        if (obj == 0) {
+            throw new NullPointerException("verbs object pointer is NULL");
+        }
+        long context = ALL.get(JAVA_LONG, obj);
+        return ALL.get(JAVA_LONG, context + IbvContext.OPS + slotOffset);
+    }
+
+    /** The target of an address-less downcall handle. */
+    static MemorySegment target(long function) {
+        return MemorySegment.ofAddress(function);
+    }
+
+    /**
+     * A native pointer made readable over {@code size} bytes, or {@link MemorySegment#NULL}. Pointers from native
+     * code arrive as zero-length segments; the caller vouches for the size (a struct layout).
+     */
+    @SuppressWarnings("restricted")
+    static MemorySegment sized(MemorySegment pointer, long size) {
+        return pointer.address() == 0 ? MemorySegment.NULL : pointer.reinterpret(size);
+    }
+
+    /** The word at a native address, for the few fields read through raw pointers (a context's slot, a size). */
+    static long readLong(long address) {
+        return ALL.get(JAVA_LONG, address);
+    }
+
+    /** Reads a NUL-terminated string at a native address, or {@code null} for NULL. */
+    static String string(MemorySegment pointer) {
+        long address = pointer.address();
+        return address == 0 ? null : ALL.getString(address);
+    }
+
+    /** Byte offset of a member given by its path (e.g. {@code "wr", "rdma", "rkey"}). */
+    static long offset(GroupLayout layout, String... path) {
+        MemoryLayout.PathElement[] elements = new MemoryLayout.PathElement[path.length];
+        for (int i = 0; i < path.length; i++) {
+            elements[i] = MemoryLayout.PathElement.groupElement(path[i]);
+        }
+        return layout.byteOffset(elements);
+    }
+
+    /** {@code invokeExact} declares Throwable; downcalls throw only unchecked exceptions, pass them on as such. */
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("unexpected exception from a verbs downcall", t);
+    }
+}

@@ -1,0 +1,13 @@
+package dev.rivulet.rio.uring;
+
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+
+/** {@link UringReceiveTckTest} with a shared secret on both sides. */
+public class UringAuthenticatedReceiveTckTest extends UringReceiveTckTest {
+
+    @Override
+    protected Transport openTransport(TransportConfig config) {
+        return super.openTransport(config.option("security.secret", UringAuthenticatedConformanceTest.SECRET));
+    }
+}

@@ -1,0 +1,28 @@
+package dev.rivulet.rio.uring;
+
+import dev.rivulet.conformance.Requirements;
+import dev.rivulet.conformance.TransportConformanceKit;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+import org.junit.jupiter.api.BeforeAll;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** io_uring over IPv4 loopback against the whole conformance kit. */
+class UringConformanceTest extends TransportConformanceKit {
+
+    @BeforeAll
+    static void requireIoUring() {
+        Requirements.assume(new UringTransportProvider().availability(), "io_uring");
+    }
+
+    @Override
+    protected Transport openTransport(TransportConfig config) {
+        return new UringTransportProvider().open(config);
+    }
+
+    @Override
+    protected String bindAddress(String name) {
+        return "uring://127.0.0.1:0";
+    }
+}
