@@ -6,6 +6,7 @@ module dev.rivulet.rdma {
     requires dev.rivulet.core;
     requires org.slf4j;
     requires jdk.net;
+    requires static org.jspecify;
 
     exports dev.rivulet.rdma;
 

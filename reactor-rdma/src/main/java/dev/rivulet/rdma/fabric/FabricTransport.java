@@ -22,6 +22,9 @@ import dev.rivulet.rdma.FabricOptions;
 import dev.rivulet.rdma.fabric.sys.ProviderParameters;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
+import dev.rivulet.rdma.wire.ConnectionFate;
+import dev.rivulet.rdma.wire.OwedReceives;
+import dev.rivulet.rdma.wire.WriteTimeout;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -76,7 +79,9 @@ public final class FabricTransport extends AbstractTransport {
     private FabricTransport(TransportConfig config, FabricDomain fabric) {
         super("libfabric/" + fabric.provider, config, fabric::register, FabricOptions.ALL);
         // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
-        ErrorPathClasses.loadNests(FabricWire.class, LivenessChannel.class);
+        ErrorPathClasses.loadNests(FabricWire.class, FabricLink.class, FabricReceives.class, FabricFailures.class,
+                FabricRma.class, RendezvousSender.class, RendezvousReader.class, RendezvousRequest.class,
+                ConnectionFate.class, OwedReceives.class, WriteTimeout.class, LivenessChannel.class);
         ErrorPathClasses.load(dev.rivulet.rdma.fabric.sys.FiCqErrEntry.class);
         this.fabric = fabric;
         String provider = fabric.provider;
