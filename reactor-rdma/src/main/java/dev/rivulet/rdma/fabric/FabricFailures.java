@@ -4,16 +4,15 @@ import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.error.ConnectionLostException;
-import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.rdma.fabric.sys.FiCqErrEntry;
 import dev.rivulet.rdma.fabric.sys.FidCq;
 import dev.rivulet.rdma.fabric.sys.Libfabric;
 import dev.rivulet.rdma.wire.ConnectionFate;
+import dev.rivulet.rdma.wire.OperationErrors;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,9 +43,12 @@ final class FabricFailures {
     private final FabricReceives receives;
     private final RendezvousReader reader;
     private final String remoteAddress;
-    /** One-sided operations that failed with ECANCELED, waiting to learn whether the peer is still there. */
-    private final ArrayDeque<Op> heldRefusals = new ArrayDeque<>();
-    private final ArrayDeque<TransportException> heldErrors = new ArrayDeque<>();
+    /** A one-sided operation that failed with ECANCELED, with the provider's text. */
+    private record Held(Op op, String text) {
+    }
+
+    /** Operations that failed with ECANCELED, waiting to learn whether the peer is still there. */
+    private final ArrayDeque<Held> heldRefusals = new ArrayDeque<>();
     private long refusalSeen;
 
     FabricFailures(FabricLink link, MemorySegment cq, Arena arena, ConnectionFate fate, FabricReceives receives,
@@ -123,8 +125,7 @@ final class FabricFailures {
             if (heldRefusals.isEmpty()) {
                 refusalSeen = link.now();
             }
-            heldRefusals.addLast(op);
-            heldErrors.addLast(error);
+            heldRefusals.addLast(new Held(op, text));
             return;
         }
         events.failed(op, error);
@@ -134,7 +135,7 @@ final class FabricFailures {
         if (error instanceof RemoteAccessException && refusalEnds) {
             // The provider's connection is gone with the refusal (or soon will be): end the endpoint now, once,
             // rather than let whatever is posted next fail at random.
-            fate.broken(events, refusalEndedConnection(err, text));
+            fate.broken(events, refusalEnded(op.kind(), err, text));
         } else if (error instanceof ConnectionLostException) {
             // A message or operation lost with the connection: the credits and order behind it cannot be trusted
             // any more, unless it was the peer's graceful close that reset it.
@@ -158,15 +159,12 @@ final class FabricFailures {
             return cause != null ? cause : new ResourceClosedException(op.kind() + " flushed: the endpoint closed",
                     provider, err, text, null);
         }
-        boolean oneSided = op.kind() != OpKind.SEND;
         return switch (err) {
             case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
-                 FabricErrors.EPIPE -> new ConnectionLostException(op.kind() + " failed: connection lost", provider,
-                    err, text, null);
-            case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED -> oneSided
-                    ? new RemoteAccessException(MemoryDomain.REFUSED, provider, err, text, null)
-                    : new ConnectionLostException("send failed", provider, err, text, null);
-            default -> new ProviderException(op.kind() + " failed", provider, err, text, null);
+                 FabricErrors.EPIPE -> OperationErrors.lost(op.kind(), provider, err, text);
+            case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED ->
+                    OperationErrors.refused(op.kind(), provider, err, text);
+            default -> OperationErrors.failed(op.kind(), provider, err, text);
         };
     }
 
@@ -182,33 +180,34 @@ final class FabricFailures {
      */
     boolean settleHeldRefusals(WireEvents events) {
         boolean gone = fate.peerGone();
-        TransportException last = null;
-        Op op;
-        while ((op = heldRefusals.pollFirst()) != null) {
-            TransportException refusal = heldErrors.pollFirst();
-            last = refusal;
-            events.failed(op, gone ? new ConnectionLostException(op.kind() + " failed: the peer is gone",
-                    link.provider(), refusal.nativeCode(), refusal.nativeMessage(), null) : refusal);
+        String provider = link.provider();
+        Held last = null;
+        Held held;
+        while ((held = heldRefusals.pollFirst()) != null) {
+            last = held;
+            OpKind kind = held.op().kind();
+            events.failed(held.op(), gone ? new ConnectionLostException(kind + " failed: the peer is gone",
+                    provider, FI_ECANCELED, held.text(), null)
+                    : OperationErrors.refused(kind, provider, FI_ECANCELED, held.text()));
         }
         if (gone || fate.closed() || last == null) {
             return false; // the peer's own event (goodbye or loss) closes the endpoint in this poll
         }
-        fate.broken(events, refusalEndedConnection(last.nativeCode(), last.nativeMessage()));
+        fate.broken(events, refusalEnded(last.op().kind(), FI_ECANCELED, last.text()));
         return true;
     }
 
-    private ConnectionLostException refusalEndedConnection(int err, String text) {
-        return new ConnectionLostException("the " + link.provider() + " provider ends its connection after a "
-                + "refused one-sided operation; the endpoint is closed", link.provider(), err, text, null);
+    private ConnectionLostException refusalEnded(OpKind kind, int err, String text) {
+        return OperationErrors.refusalEnded(kind, "the " + link.provider() + " provider ends its connection",
+                link.provider(), err, text);
     }
 
     /** The wire closed: operations still held fail with {@code cause}; returns how many. */
     int failHeld(WireEvents events, TransportException cause) {
         int n = 0;
-        Op held;
+        Held held;
         while ((held = heldRefusals.pollFirst()) != null) {
-            heldErrors.pollFirst();
-            events.failed(held, cause);
+            events.failed(held.op(), cause);
             n++;
         }
         return n;

@@ -24,6 +24,7 @@ import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import dev.rivulet.rdma.wire.ConnectionFate;
 import dev.rivulet.rdma.wire.OwedReceives;
+import dev.rivulet.rdma.wire.RdmaWire;
 import dev.rivulet.rdma.wire.WriteTimeout;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import reactor.core.publisher.Mono;
@@ -81,7 +82,7 @@ public final class FabricTransport extends AbstractTransport {
         // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
         ErrorPathClasses.loadNests(FabricWire.class, FabricLink.class, FabricReceives.class, FabricFailures.class,
                 FabricRma.class, RendezvousSender.class, RendezvousReader.class, RendezvousRequest.class,
-                ConnectionFate.class, OwedReceives.class, WriteTimeout.class, LivenessChannel.class);
+                RdmaWire.class, ConnectionFate.class, OwedReceives.class, WriteTimeout.class, LivenessChannel.class);
         ErrorPathClasses.load(dev.rivulet.rdma.fabric.sys.FiCqErrEntry.class);
         this.fabric = fabric;
         String provider = fabric.provider;
@@ -333,15 +334,11 @@ public final class FabricTransport extends AbstractTransport {
                                 ReceiveBudget.Connection budget) throws IOException {
         LivenessChannel channel = socket == null ? null : new LivenessChannel(socket);
         ProgressLoop loop = progress.nextLoop();
-        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, (orderly, sent) -> {
-            if (channel != null) {
-                if (orderly) {
-                    channel.goodbye(sent);
-                } else {
-                    channel.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
-                }
-            }
-        }, loop, config.liveness(), budget);
+        FabricWire wire = new FabricWire(fabric, memory, caps, h, peer, eagerSize, remote, loop, config.liveness(),
+                budget);
+        if (channel != null) {
+            wire.attach(channel); // ends with the wire: a goodbye after an orderly close, an abort after a break
+        }
         CqWaiter waiter = waiters.computeIfAbsent(loop, l -> {
             CqWaiter w = new CqWaiter(fabric.fabric);
             l.waiter(w);
@@ -353,7 +350,7 @@ public final class FabricTransport extends AbstractTransport {
         names.put(e, h.name());
         e.onClose().subscribe(null, err -> names.remove(e), () -> names.remove(e));
         if (channel != null) {
-            channel.watch(wire::peerGone, config.liveness(), "rivulet-fabric-liveness");
+            channel.watch(wire, config.liveness(), "rivulet-fabric-liveness");
         }
         return e;
     }

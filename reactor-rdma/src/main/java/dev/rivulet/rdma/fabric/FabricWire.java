@@ -16,6 +16,7 @@ import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
 import dev.rivulet.rdma.fabric.sys.FidCq;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import dev.rivulet.rdma.wire.ConnectionFate;
+import dev.rivulet.rdma.wire.RdmaWire;
 import dev.rivulet.rdma.wire.OwedReceives;
 import dev.rivulet.rdma.wire.WriteTimeout;
 
@@ -40,9 +41,10 @@ import static dev.rivulet.rdma.fabric.sys.FiConstants.*;
  *   <li><b>Errors</b>: {@code fi_cq_readerr} entries become typed exceptions ({@link FabricFailures}); how the
  *       connection ends, from the data path or the bootstrap channel, is {@link ConnectionFate}'s.</li>
  * </ul>
- * Progress thread only, except {@link #peerGone}.
+ * How it ends, and what it reports after closing, is {@link RdmaWire}'s. Progress thread only, except
+ * {@link #peerGone}.
  */
-final class FabricWire implements Wire {
+final class FabricWire extends RdmaWire {
 
     private static final MemoryAccess MEMORY = Internals.memory();
 
@@ -50,26 +52,13 @@ final class FabricWire implements Wire {
     static final int CONTROL_SLOTS = OwedReceives.CONTROL_SLOTS;
     private static final int CQ_BATCH = 64;
 
-    /** What runs once the wire is closed. */
-    interface Closed {
-        /**
-         * The wire is closed: in order ({@code orderly}, after its sends delivered {@code messagesSent} messages to
-         * the peer's receives), or because the connection broke.
-         */
-        void closed(boolean orderly, long messagesSent);
-    }
-
     private final FabricDomain fabric;
-    private final MemoryDomain memory;
-    private final Capabilities caps;
-    private final String remoteAddress;
     private final FabricDomain.EndpointHandles handles;
     private final MemorySegment cq;
     private final int eagerSize;
     private final Arena arena = Arena.ofShared();
     private final FabricLink link;
     private final ContextSlots slots;
-    private final ConnectionFate fate;
     private final FabricRma rma;
     private final RendezvousSender rendezvous;
     private final RendezvousReader reader;
@@ -79,27 +68,21 @@ final class FabricWire implements Wire {
     private final MemorySegment entries;
     /** The sender of each entry of the last CQ batch ({@code FI_SOURCE}). */
     private final MemorySegment sources;
-    private final Closed onClose;
-    private Runnable beforeClose = () -> { };
     /** Messages this side's sends delivered to the peer's receives (counted as their sends completed). */
     private long messagesSent;
 
     FabricWire(FabricDomain fabric, MemoryDomain memory, Capabilities caps, FabricDomain.EndpointHandles handles,
-               long peer, int eagerSize, String remoteAddress, Closed onClose,
-               ProgressLoop loop, LivenessSettings liveness, ReceiveBudget.Connection budget) {
+               long peer, int eagerSize, String remoteAddress, ProgressLoop loop, LivenessSettings liveness,
+               ReceiveBudget.Connection budget) {
+        super(fabric.provider, caps, remoteAddress, loop, liveness);
         this.fabric = fabric;
-        this.memory = memory;
-        this.caps = caps;
-        this.remoteAddress = remoteAddress;
         this.handles = handles;
         this.cq = handles.cq();
         this.eagerSize = eagerSize;
-        this.onClose = onClose;
         this.budget = budget;
         int slotCount = caps.sendQueueDepth() + caps.receiveQueueDepth() + CONTROL_SLOTS + 16;
         this.slots = new ContextSlots(arena, slotCount);
         this.link = new FabricLink(fabric, handles.ep(), peer, slots, loop, new WriteTimeout(liveness));
-        this.fate = new ConnectionFate(fabric.provider, remoteAddress, liveness);
         this.entries = FiCqDataEntry.allocateArray(arena, CQ_BATCH);
         this.sources = arena.allocate(ValueLayout.JAVA_LONG, CQ_BATCH);
         this.rma = new FabricRma(link, memory, arena);
@@ -108,16 +91,6 @@ final class FabricWire implements Wire {
         this.receives = new FabricReceives(link, memory, eagerSize, caps.receiveQueueDepth(), budget, fate, reader,
                 rendezvous, remoteAddress);
         this.failures = new FabricFailures(link, cq, arena, fate, receives, reader, remoteAddress);
-    }
-
-    /** Runs first in {@link #close()}, before the queue is closed (e.g. to take it out of the loop's epoll set). */
-    void beforeClose(Runnable r) {
-        this.beforeClose = r;
-    }
-
-    /** The bootstrap channel saw the peer say goodbye (graceful) or vanish. Any thread. */
-    void peerGone(boolean graceful, long sentByPeer, String reason) {
-        fate.peerGone(graceful, sentByPeer, reason);
     }
 
     // ---------------------------------------------------------------------------------------------- posting
@@ -212,16 +185,13 @@ final class FabricWire implements Wire {
     // ---------------------------------------------------------------------------------------------- reaping
 
     @Override
-    public int poll(WireEvents events) {
-        if (fate.closed()) {
-            return fate.drainNow() ? drainAfterClose(events) : 0;
-        }
+    protected int progress(WireEvents events) {
         int work = reap(events);
         if (fate.closed()) {
             return work; // a callback closed the endpoint: its queue and endpoint are gone
         }
         if (link.stalled()) {
-            fate.broken(events, link.stallError(remoteAddress));
+            fate.broken(events, link.stallError(remoteAddress()));
             return work + 1;
         }
         if (receives.owing()) {
@@ -313,18 +283,7 @@ final class FabricWire implements Wire {
     // ---------------------------------------------------------------------------------------------- teardown
 
     @Override
-    public void close() {
-        if (!fate.close()) {
-            return;
-        }
-        try {
-            beforeClose.run();
-        } finally {
-            closeEndpoint(); // whatever the step before it threw: a close stopped half-way would keep it for good
-        }
-    }
-
-    private void closeEndpoint() {
+    protected void releaseQueues() {
         if (fabric.sharesPeerMappings) {
             // The endpoint may stay open in libfabric after this (SameProcessShm): withdraw every posted receive, so
             // the buffers drainAfterClose releases can never be written. shm only moves data into them inside a
@@ -337,11 +296,16 @@ final class FabricWire implements Wire {
             rma.close();
             arena.close();
         });
-        onClose.closed(!fate.brokenReported(), messagesSent);
     }
 
-    /** After close: every operation still posted is reported as flushed, every posted receive released. */
-    private int drainAfterClose(WireEvents events) {
+    /** Counted, so that the peer takes this side's goodbye only once they all arrived. */
+    @Override
+    protected long messagesSent() {
+        return messagesSent;
+    }
+
+    @Override
+    protected int drainAfterClose(WireEvents events) {
         int n = failures.failHeld(events, fate.closedCause());
         for (int slot = 0; slot < slots.capacity(); slot++) {
             byte kind = slots.kind(slot);
@@ -369,15 +333,5 @@ final class FabricWire implements Wire {
     /** Messages this endpoint dropped because they did not come from its peer. Progress thread only. */
     long strangersDropped() {
         return receives.strangersDropped();
-    }
-
-    @Override
-    public Capabilities capabilities() {
-        return caps;
-    }
-
-    @Override
-    public String remoteAddress() {
-        return remoteAddress;
     }
 }

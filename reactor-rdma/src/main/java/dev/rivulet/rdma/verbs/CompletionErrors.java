@@ -8,8 +8,8 @@ import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.rdma.verbs.sys.Ibverbs;
+import dev.rivulet.rdma.wire.OperationErrors;
 
 import static dev.rivulet.rdma.verbs.sys.VerbsConstants.*;
 
@@ -50,28 +50,42 @@ final class CompletionErrors {
 
     /** The exception for a send, put, get, atomic or flush that completed with {@code status} (not a flush). */
     static TransportException forOperation(OpKind kind, int status, int vendorErr) {
-        boolean oneSided = kind != OpKind.SEND;
         String text = text(status, vendorErr);
         return switch (status) {
-            case IBV_WC_REM_ACCESS_ERR, IBV_WC_REM_INV_REQ_ERR, IBV_WC_REM_OP_ERR -> oneSided
-                    ? new RemoteAccessException(MemoryDomain.REFUSED, new ProviderException("the target's device "
-                            + "refused the " + kind.tag, PROVIDER, status, text, null))
-                    : new ConnectionLostException("send failed: the peer's receive queue refused the message",
-                            PROVIDER, status, text, null);
+            case IBV_WC_REM_ACCESS_ERR, IBV_WC_REM_INV_REQ_ERR, IBV_WC_REM_OP_ERR ->
+                    OperationErrors.refused(kind, PROVIDER, status, text);
             case IBV_WC_RETRY_EXC_ERR -> new ConnectionLostException(kind.tag + " failed: the peer did not "
                     + "acknowledge it after every retry (verbs.retryCount)", PROVIDER, status, text, null);
             case IBV_WC_RNR_RETRY_EXC_ERR -> new ConnectionLostException(kind.tag + " failed: the peer posted no "
                     + "receive buffer in time", PROVIDER, status, text, null);
             case IBV_WC_RESP_TIMEOUT_ERR, IBV_WC_REM_ABORT_ERR, IBV_WC_BAD_RESP_ERR, IBV_WC_FATAL_ERR ->
-                    new ConnectionLostException(kind.tag + " failed: connection lost", PROVIDER, status, text, null);
+                    OperationErrors.lost(kind, PROVIDER, status, text);
             case IBV_WC_LOC_PROT_ERR, IBV_WC_LOC_ACCESS_ERR -> new InvalidMemoryException(kind.tag + " failed: the "
                     + "local buffer is not covered by its registration", PROVIDER, status, text, null);
             case IBV_WC_LOC_LEN_ERR -> kind == OpKind.SEND
                     ? new MessageTooLargeException("send failed: longer than the port carries", PROVIDER, status,
                             text, null)
                     : new ProviderException(kind.tag + " failed: local length error", PROVIDER, status, text, null);
-            default -> new ProviderException(kind.tag + " failed", PROVIDER, status, text, null);
+            default -> OperationErrors.failed(kind, PROVIDER, status, text);
         };
+    }
+
+    /**
+     * What ends the endpoint after a request failed with {@code error} ({@code status}): the queue pair is in the
+     * error state, so every request behind it fails too. A lost connection is that already; a refusal or any other
+     * failure says what put the queue pair there.
+     */
+    static TransportException queuePairFailed(OpKind kind, TransportException error, int status, int vendorErr) {
+        if (error instanceof ConnectionLostException) {
+            return error;
+        }
+        String text = text(status, vendorErr);
+        if (error instanceof RemoteAccessException) {
+            return OperationErrors.refusalEnded(kind, "the connection's queue pair went to the error state", PROVIDER,
+                    status, text);
+        }
+        return new ConnectionLostException("the connection's queue pair went to the error state after a failed "
+                + kind.tag, PROVIDER, status, text, error);
     }
 
     /**

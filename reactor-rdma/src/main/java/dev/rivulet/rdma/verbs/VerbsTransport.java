@@ -24,6 +24,10 @@ import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rdma.VerbsOptions;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
+import dev.rivulet.rdma.wire.ConnectionFate;
+import dev.rivulet.rdma.wire.OwedReceives;
+import dev.rivulet.rdma.wire.RdmaWire;
+import dev.rivulet.rdma.wire.WriteTimeout;
 import dev.rivulet.rdma.verbs.sys.RdmaConnParam;
 import dev.rivulet.rdma.verbs.sys.Rdmacm;
 import dev.rivulet.rdma.verbs.sys.Sockaddr;
@@ -124,7 +128,9 @@ public final class VerbsTransport extends AbstractTransport {
     private VerbsTransport(TransportConfig config, VerbsDevice device, CmEvents cm, boolean manual) {
         super("verbs/" + device.name, config, device::register, VerbsOptions.ALL);
         // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
-        ErrorPathClasses.loadNests(VerbsWire.class, SendQueue.class, ReceiveRing.class, LivenessChannel.class);
+        ErrorPathClasses.loadNests(VerbsWire.class, SendQueue.class, SendChain.class, ReceiveRing.class,
+                VerbsReceives.class, VerbsRma.class, RdmaWire.class, ConnectionFate.class, OwedReceives.class,
+                WriteTimeout.class, LivenessChannel.class);
         ErrorPathClasses.load(CompletionErrors.class);
         this.device = device;
         this.cm = cm;
