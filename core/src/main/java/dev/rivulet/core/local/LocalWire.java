@@ -1,21 +1,17 @@
 package dev.rivulet.core.local;
 
-import dev.rivulet.core.internal.MemoryAccess;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.engine.ControlWord;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.Wire;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.error.ConnectionLostException;
-import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.remote.SoftwareTarget;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 
 import java.lang.foreign.MemorySegment;
@@ -40,8 +36,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LocalWire implements Wire {
 
-    private static final MemoryAccess MEMORY = Internals.memory();
-
     private static final Object CLOSE_MARKER = new Object();
     private static final long DATA_WORD = ControlWord.encode(ControlWord.DATA, 0);
     private static final long BATCH_WORD = ControlWord.encode(ControlWord.BATCH, 0);
@@ -54,6 +48,8 @@ final class LocalWire implements Wire {
 
     private final ProgressLoop loop;
     private final MemoryDomain domain;
+    /** Where the peer's puts, gets and atomics on this side's memory are checked and carried out. */
+    private final SoftwareTarget target;
     private final Capabilities caps;
     private final String remoteAddress;
     private final ArrayDeque<Op> work;
@@ -69,6 +65,7 @@ final class LocalWire implements Wire {
     LocalWire(ProgressLoop loop, MemoryDomain domain, Capabilities caps, int workDepth, String remoteAddress) {
         this.loop = loop;
         this.domain = domain;
+        this.target = new SoftwareTarget(domain, this);
         this.caps = caps;
         this.workDepth = workDepth;
         this.work = new ArrayDeque<>(workDepth);
@@ -207,43 +204,19 @@ final class LocalWire implements Wire {
                 yield 0;
             }
             case PUT -> {
-                Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(),
-                        op.local().length(), Access.REMOTE_WRITE, p);
-                try {
-                    MemorySegment.copy(op.local().segment(), 0, target.window(),
-                            target.offsetOf(op.remote().address()), op.local().length());
-                } finally {
-                    MEMORY.unpin(target);
-                }
+                p.target.put(op.remote().key(), op.remote().address(), op.local().segment(), 0,
+                        op.local().length());
                 yield 0;
             }
             case GET -> {
-                Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(),
-                        op.local().length(), Access.REMOTE_READ, p);
-                try {
-                    MemorySegment.copy(target.window(), target.offsetOf(op.remote().address()),
-                            op.local().segment(), 0, op.local().length());
-                } finally {
-                    MEMORY.unpin(target);
-                }
+                p.target.get(op.remote().key(), op.remote().address(), op.local().segment(), 0,
+                        op.local().length());
                 yield 0;
             }
-            case ATOMIC -> atomic(op, p);
+            case ATOMIC -> p.target.atomic(op.atomic(), op.width(), op.remote().key(), op.remote().address(),
+                    op.operand(), op.compare());
             default -> throw new IllegalStateException("not a wire op: " + op.kind());
         };
-    }
-
-    private long atomic(Op op, LocalWire p) {
-        Grant target = MEMORY.resolveRemote(p.domain, op.remote().key(), op.remote().address(), op.width(),
-                Access.REMOTE_ATOMIC, p);
-        try {
-            return op.atomic().applyTo(target.window(), target.offsetOf(op.remote().address()), op.width(),
-                    op.operand(), op.compare());
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new RemoteAccessException(MemoryDomain.REFUSED, e);
-        } finally {
-            MEMORY.unpin(target);
-        }
     }
 
     /**
