@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.admission.ReceiveBudget;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;

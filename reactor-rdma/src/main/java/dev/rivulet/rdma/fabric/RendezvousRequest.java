@@ -1,6 +1,6 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,9 +1,9 @@
 package dev.rivulet.rdma.wire;
 
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.engine.WireEvents;
+import dev.rivulet.core.engine.wire.WireState;
 import dev.rivulet.core.error.ConnectionLostException;
-import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.liveness.LivenessSettings;
 import org.jspecify.annotations.Nullable;
@@ -20,9 +20,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * The goodbye travels on the bootstrap connection and may overtake the peer's last messages on the fabric, so it
  * says how many messages the peer sent, and is taken only once as many arrived and were handed up; one that does not
- * come within the peer timeout was lost with the connection, which then breaks instead. It also records the wire's
- * own close ({@link #close}), and what operations still posted then end with ({@link #closedCause}). Progress thread
- * only, except {@link #peerGone}.
+ * come within the peer timeout was lost with the connection, which then breaks instead. The wire's own close and the
+ * first break are core's {@link WireState}, so a break is reported to the engine once, and never after the close.
+ * Progress thread only, except {@link #peerGone}.
  */
 public final class ConnectionFate {
 
@@ -43,11 +43,8 @@ public final class ConnectionFate {
 
     private @Nullable TransportException pendingLoss;
     private long lossNoticed;
-    /** Whether the engine was told the connection is broken (the peer then sees an abort, not a goodbye). */
-    private boolean brokenReported;
-    private @Nullable TransportException breakCause;
 
-    private boolean closed;
+    private final WireState state = new WireState();
     private boolean drained;
 
     public ConnectionFate(String provider, String remoteAddress, LivenessSettings liveness) {
@@ -138,49 +135,43 @@ public final class ConnectionFate {
         return true;
     }
 
-    /** Tells the engine the connection is broken; the close that follows aborts the bootstrap channel. */
+    /**
+     * The connection is broken by {@code cause}: the engine is told, unless it was told of an earlier cause or the
+     * wire is closed; the close that follows aborts the bootstrap channel.
+     */
     public void broken(WireEvents events, TransportException cause) {
-        brokenReported = true;
-        if (breakCause == null) {
-            breakCause = cause;
+        if (state.breakWith(cause)) {
+            events.broken(cause);
         }
-        events.broken(cause);
     }
 
-    /** Whether the engine was told the connection broke (the close then aborts rather than says goodbye). */
-    public boolean brokenReported() {
-        return brokenReported;
+    /** Whether the connection broke (the close then aborts the bootstrap channel rather than says goodbye). */
+    public boolean isBroken() {
+        return state.isBroken();
     }
 
     /** What broke the connection first, or null while nothing did. */
     public @Nullable TransportException breakCause() {
-        return breakCause;
+        return state.brokenBy();
     }
 
     /** What operations still posted when the wire closes end with: what broke it, or the close itself. */
     public TransportException closedCause() {
-        TransportException cause = breakCause;
-        return cause != null ? cause : new ResourceClosedException("endpoint closed before the operation completed");
+        return state.closeCause();
     }
 
     /** Marks the wire closed; false when it already was (a second close does nothing). */
     public boolean close() {
-        if (closed) {
-            return false;
-        }
-        closed = true;
-        return true;
+        return state.close();
     }
 
     public boolean closed() {
-        return closed;
+        return state.isClosed();
     }
 
     /** Throws once the wire is closed: nothing may be posted on it any more. */
     public void ensureOpen() {
-        if (closed) {
-            throw new ResourceClosedException("endpoint is closed");
-        }
+        state.ensureOpen();
     }
 
     /**
@@ -188,7 +179,7 @@ public final class ConnectionFate {
      * once more after closing), false before the close and afterwards.
      */
     public boolean drainNow() {
-        if (!closed || drained) {
+        if (!state.isClosed() || drained) {
             return false;
         }
         drained = true;

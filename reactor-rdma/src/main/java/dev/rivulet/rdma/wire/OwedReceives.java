@@ -1,7 +1,7 @@
 package dev.rivulet.rdma.wire;
 
-import dev.rivulet.core.engine.ControlWord;
-import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.credit.BatchFraming;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.memory.Buffer;
 
 /**

@@ -68,13 +68,13 @@ public abstract class RdmaWire implements Wire, LivenessChannel.Listener {
         }
         try {
             beforeClose.run();
-            if (!fate.brokenReported()) {
+            if (!fate.isBroken()) {
                 lastPosts();
             }
         } finally {
             releaseQueues();
             LivenessChannel c = channel;
-            if (c != null && fate.brokenReported()) {
+            if (c != null && fate.isBroken()) {
                 c.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
             } else if (c != null) {
                 c.goodbye(messagesSent());

@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.wire;
 
+import dev.rivulet.core.engine.wire.WireLiveness;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.liveness.LivenessSettings;
 
@@ -45,7 +46,7 @@ public final class WriteTimeout {
     /** What breaks the connection when an operation to {@code remoteAddress} is past its time. */
     public ConnectionLostException stalled(String remoteAddress, String provider) {
         return new ConnectionLostException("an operation to " + remoteAddress + " has not completed within "
-                + Duration.ofNanos(timeoutNanos) + " plus a second per MiB it moves (liveness.writeTimeout)",
+                + WireLiveness.text(Duration.ofNanos(timeoutNanos)) + " plus a second per MiB it moves (liveness.writeTimeout)",
                 provider, 0, null, null);
     }
 }
