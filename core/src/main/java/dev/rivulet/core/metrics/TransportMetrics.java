@@ -202,8 +202,13 @@ public final class TransportMetrics implements MeterBinder {
         // Registered last: bindTo's duplicate check looks for it.
         meters.add(Gauge.builder("rivulet.inflight", inFlight, LongAdder::sum).tags(base)
                 .description("Operations posted and not yet completed").register(registry));
-        for (BackendMeters b : backend) {
-            meters.addAll(backendMeters(b, registry, base));
+        try {
+            for (BackendMeters b : backend) {
+                meters.addAll(backendMeters(b, registry, base));
+            }
+        } catch (RuntimeException e) {
+            meters.forEach(registry::remove); // bound all or not at all
+            throw e;
         }
         latency = timers;
         bound.add(new Bound(registry, meters));
@@ -227,11 +232,11 @@ public final class TransportMetrics implements MeterBinder {
         if (closed) {
             return;
         }
-        backend.add(meters);
         Tags base = Tags.of("transport", transport, "name", name);
         for (Bound b : bound) {
             b.meters().addAll(backendMeters(meters, b.registry(), base));
         }
+        backend.add(meters);
     }
 
     private List<Meter> backendMeters(BackendMeters b, MeterRegistry registry, Tags base) {
