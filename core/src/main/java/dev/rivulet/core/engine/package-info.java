@@ -7,8 +7,8 @@
  * (credits, the pending FIFO, reactive signals) and is made by {@code AbstractTransport.newEndpoint}, never by a
  * transport directly.
  *
- * <p>Incubating: exported for transports of other modules, but signatures may still change between minor releases
- * (see {@link dev.rivulet.core.spi.Incubating} and {@code docs/writing-a-transport.md}).
+ * <p>Incubating transport SPI: exported for transports of other modules, but signatures may still change between
+ * minor releases (see {@link dev.rivulet.core.spi.Incubating} and {@code docs/writing-a-transport.md}).
  */
 @NullMarked
 @Incubating
