@@ -2,6 +2,7 @@ package dev.rivulet.core.engine;
 
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.memory.AccessScope;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a backend implements per connection: UCT's transport-level endpoint, one native queue pair. The
@@ -28,7 +29,7 @@ public interface Wire extends AccessScope {
      * {@code null} for protocol-only words (credit grants, close) whose payload is empty; a wire reports the
      * completion of those through {@link WireEvents#controlCompleted()} when it returned {@link #POSTED}.
      */
-    int send(long controlWord, Op op);
+    int send(long controlWord, @Nullable Op op);
 
     /** Makes room for {@code count} more data messages from the peer (post receive buffers). */
     void postReceives(int count);

@@ -11,6 +11,7 @@ import dev.rivulet.core.memory.Registrar;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine and the backends may do with memory objects that users must not: the package-private side of
@@ -26,7 +27,7 @@ public interface MemoryAccess {
     void close(MemoryDomain domain);
 
     /** A grant of {@code rights} on {@code window} for requests arriving through {@code scope} (null: any). */
-    Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope);
+    Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, @Nullable AccessScope scope);
 
     /** A grant over memory the transport itself hands a peer for one transfer (rendezvous), always scoped. */
     Grant grantForTransfer(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope);
@@ -35,7 +36,7 @@ public interface MemoryAccess {
      * The target's check of an incoming remote access: the pinned grant ({@link #unpin(Grant)} when done), or null
      * when refused.
      */
-    Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
+    @Nullable Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
                            AccessScope requester);
 
     /** As {@link #tryResolveRemote}, throwing the one refusal text instead of returning null. */

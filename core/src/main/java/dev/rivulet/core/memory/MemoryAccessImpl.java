@@ -5,6 +5,7 @@ import dev.rivulet.core.internal.MemoryAccess;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** The memory package's side of {@link Internals}: forwards to the package-private operations. */
 final class MemoryAccessImpl implements MemoryAccess {
@@ -27,7 +28,8 @@ final class MemoryAccessImpl implements MemoryAccess {
     }
 
     @Override
-    public Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+    public Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights,
+                       @Nullable AccessScope scope) {
         return domain.grant(window, rights, scope);
     }
 
@@ -38,7 +40,7 @@ final class MemoryAccessImpl implements MemoryAccess {
     }
 
     @Override
-    public Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
+    public @Nullable Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
                                   AccessScope requester) {
         return domain.tryResolveRemote(key, address, length, needed, requester);
     }

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A window of a peer's registered memory: what one side hands the other out of band so it can {@code put},
@@ -30,7 +31,7 @@ public final class RemoteMemory {
     private final long key;
     private final byte[] providerBytes;
 
-    public RemoteMemory(long address, long length, long key, byte[] providerBytes) {
+    public RemoteMemory(long address, long length, long key, byte @Nullable [] providerBytes) {
         if (length < 0) {
             throw new InvalidRequestException("negative remote length " + length);
         }
