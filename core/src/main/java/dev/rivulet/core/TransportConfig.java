@@ -5,6 +5,7 @@ import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.core.security.SecuritySettings;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -14,7 +15,6 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable transport settings. Start from {@link #defaults()}; every setter returns a new instance, and a value that
@@ -58,10 +58,11 @@ public final class TransportConfig {
     private final LivenessSettings liveness;
     private final Duration connectTimeout;
 
-    private TransportConfig(@Nullable String name, int progressThreads, Supplier<IdleStrategy> idleStrategy, int sendQueueDepth,
-                            int receiveQueueDepth, int sendPrefetch, @Nullable MeterRegistry meterRegistry,
-                            @Nullable OperationObserver observer, Map<String, String> options, SecuritySettings security,
-                            LivenessSettings liveness, Duration connectTimeout) {
+    private TransportConfig(@Nullable String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
+                            int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
+                            @Nullable MeterRegistry meterRegistry, @Nullable OperationObserver observer,
+                            Map<String, String> options, SecuritySettings security, LivenessSettings liveness,
+                            Duration connectTimeout) {
         if (progressThreads < 1) {
             throw new InvalidRequestException("progressThreads must be >= 1, got " + progressThreads);
         }

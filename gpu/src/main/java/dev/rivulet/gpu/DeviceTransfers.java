@@ -13,6 +13,7 @@ import dev.rivulet.gpu.metrics.GpuMetrics.Outcome;
 import dev.rivulet.gpu.metrics.GpuMetrics.TransferOp;
 import dev.rivulet.gpu.staging.DevicePins;
 import dev.rivulet.gpu.staging.StagingEngine;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -65,11 +66,11 @@ public final class DeviceTransfers implements Disposable {
     private final DeviceMemory memory;
     private final DeviceTransferConfig config;
     private final StagingEngine staged;
-    private final DirectPath direct;
+    private final @Nullable DirectPath direct;
     private final DeviceTransferCapabilities capabilities;
 
     private DeviceTransfers(Endpoint endpoint, DeviceMemory memory, DeviceTransferConfig config, StagingEngine staged,
-                            DirectPath direct, String directReason) {
+                            @Nullable DirectPath direct, String directReason) {
         this.endpoint = endpoint;
         this.memory = memory;
         this.config = config;

@@ -8,10 +8,10 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.Registrar;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine and the backends may do with memory objects that users must not: the package-private side of

@@ -2,6 +2,7 @@ package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -10,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A reference-counted message buffer in registered memory: what {@code send} consumes and {@code receive} emits.

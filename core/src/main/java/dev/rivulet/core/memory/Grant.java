@@ -1,10 +1,10 @@
 package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.ResourceClosedException;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Permission for a peer to reach one window of a registered region with some remote rights: what the owner hands

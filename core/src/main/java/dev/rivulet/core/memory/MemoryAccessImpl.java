@@ -2,10 +2,10 @@ package dev.rivulet.core.memory;
 
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /** The memory package's side of {@link Internals}: forwards to the package-private operations. */
 final class MemoryAccessImpl implements MemoryAccess {

@@ -1,7 +1,8 @@
 package dev.rivulet.core.memory;
 
-import java.lang.foreign.MemorySegment;
 import org.jspecify.annotations.Nullable;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * What a backend returns when it registered a segment with its provider: the remote key peers use, the local

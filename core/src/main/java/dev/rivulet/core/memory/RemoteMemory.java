@@ -1,12 +1,12 @@
 package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A window of a peer's registered memory: what one side hands the other out of band so it can {@code put},

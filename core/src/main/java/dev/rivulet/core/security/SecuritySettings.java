@@ -5,6 +5,7 @@ import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.SecurityAccess;
 import dev.rivulet.core.internal.Sizes;
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Who may connect to a listener and how connection set-up is bounded: the versioned handshake every Rivulet
