@@ -5,8 +5,8 @@
 module dev.rivulet.rdma {
     requires dev.rivulet.core;
     requires org.slf4j;
-    requires jdk.net;
     requires static org.jspecify;
+    requires jdk.net;
 
     exports dev.rivulet.rdma;
 

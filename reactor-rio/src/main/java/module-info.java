@@ -5,6 +5,7 @@
 module dev.rivulet.rio {
     requires dev.rivulet.core;
     requires org.slf4j;
+    requires static org.jspecify;
     requires jdk.net;
 
     exports dev.rivulet.rio;

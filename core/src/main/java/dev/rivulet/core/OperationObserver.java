@@ -1,5 +1,6 @@
 package dev.rivulet.core;
 
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -16,5 +17,5 @@ public interface OperationObserver {
      * @param error     the failure, or {@code null} on success
      * @param context   the issuing subscriber's context
      */
-    void onComplete(Operation op, long bytes, long nanos, Throwable error, ContextView context);
+    void onComplete(Operation op, long bytes, long nanos, @Nullable Throwable error, ContextView context);
 }

@@ -4,6 +4,7 @@ import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -35,14 +36,15 @@ import java.util.function.UnaryOperator;
  */
 public final class RivuletClient {
 
-    private final String address;
-    private final Transport transport;
-    private final TransportConfig config;
-    private final Duration connectTimeout;
+    private final @Nullable String address;
+    private final @Nullable Transport transport;
+    private final @Nullable TransportConfig config;
+    private final @Nullable Duration connectTimeout;
     private final Consumer<? super Endpoint> onConnected;
     private final Consumer<? super Endpoint> onDisconnected;
 
-    private RivuletClient(String address, Transport transport, TransportConfig config, Duration connectTimeout,
+    private RivuletClient(@Nullable String address, @Nullable Transport transport,
+                          @Nullable TransportConfig config, @Nullable Duration connectTimeout,
                           Consumer<? super Endpoint> onConnected, Consumer<? super Endpoint> onDisconnected) {
         this.address = address;
         this.transport = transport;

@@ -3,6 +3,7 @@ package dev.rivulet.core;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,13 +41,14 @@ public final class RivuletServer {
 
     private static final Logger log = LoggerFactory.getLogger(RivuletServer.class);
 
-    private final String address;
-    private final Transport transport;
-    private final TransportConfig config;
+    private final @Nullable String address;
+    private final @Nullable Transport transport;
+    private final @Nullable TransportConfig config;
     private final Function<? super Endpoint, ? extends Publisher<Void>> handler;
     private final Consumer<? super Endpoint> onConnection;
 
-    private RivuletServer(String address, Transport transport, TransportConfig config,
+    private RivuletServer(@Nullable String address, @Nullable Transport transport,
+                          @Nullable TransportConfig config,
                           Function<? super Endpoint, ? extends Publisher<Void>> handler,
                           Consumer<? super Endpoint> onConnection) {
         this.address = address;

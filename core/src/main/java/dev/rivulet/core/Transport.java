@@ -7,6 +7,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * A device with its progress engine and memory domain (UCT's worker + iface + md). Endpoints made by one transport
@@ -45,6 +46,17 @@ public interface Transport extends Disposable {
      * a registry to publish them. They are removed from the registry when the transport is disposed.
      */
     MeterBinder metrics();
+
+    /**
+     * A facility of this transport beyond the common API, looked up by the type a module asks for: how other
+     * modules (the {@code gpu} module, a third party's extension) reach what only some transports offer without
+     * knowing their classes. {@code dev.rivulet.core.spi.DeviceMemoryRegistrar} (device memory handed to the
+     * provider as it is) on libfabric transports, {@code dev.rivulet.core.loop.ProgressEngine} (the polling threads,
+     * for work driven from them) on every Rivulet transport. Empty when this transport has none of that type.
+     */
+    default <T> Optional<T> extension(Class<T> type) {
+        return Optional.empty();
+    }
 
     /** Completes when the transport has closed every endpoint and released its resources. */
     Mono<Void> onDispose();

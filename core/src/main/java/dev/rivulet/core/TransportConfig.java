@@ -5,6 +5,7 @@ import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.core.security.SecuritySettings;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -44,23 +45,24 @@ public final class TransportConfig {
             DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, null, null, Map.of(),
             SecuritySettings.defaults(), LivenessSettings.defaults(), DEFAULT_CONNECT_TIMEOUT);
 
-    private final String name;
+    private final @Nullable String name;
     private final int progressThreads;
     private final Supplier<IdleStrategy> idleStrategy;
     private final int sendQueueDepth;
     private final int receiveQueueDepth;
     private final int sendPrefetch;
-    private final MeterRegistry meterRegistry;
-    private final OperationObserver observer;
+    private final @Nullable MeterRegistry meterRegistry;
+    private final @Nullable OperationObserver observer;
     private final Map<String, String> options;
     private final SecuritySettings security;
     private final LivenessSettings liveness;
     private final Duration connectTimeout;
 
-    private TransportConfig(String name, int progressThreads, Supplier<IdleStrategy> idleStrategy, int sendQueueDepth,
-                            int receiveQueueDepth, int sendPrefetch, MeterRegistry meterRegistry,
-                            OperationObserver observer, Map<String, String> options, SecuritySettings security,
-                            LivenessSettings liveness, Duration connectTimeout) {
+    private TransportConfig(@Nullable String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
+                            int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
+                            @Nullable MeterRegistry meterRegistry, @Nullable OperationObserver observer,
+                            Map<String, String> options, SecuritySettings security, LivenessSettings liveness,
+                            Duration connectTimeout) {
         if (progressThreads < 1) {
             throw new InvalidRequestException("progressThreads must be >= 1, got " + progressThreads);
         }
@@ -92,9 +94,10 @@ public final class TransportConfig {
         return DEFAULTS;
     }
 
-    private TransportConfig with(String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
+    private TransportConfig with(@Nullable String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
                                  int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
-                                 MeterRegistry meterRegistry, OperationObserver observer, Map<String, String> options,
+                                 @Nullable MeterRegistry meterRegistry, @Nullable OperationObserver observer,
+                                 Map<String, String> options,
                                  SecuritySettings security, LivenessSettings liveness, Duration connectTimeout) {
         return new TransportConfig(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
                 meterRegistry, observer, options, security, liveness, connectTimeout);
@@ -103,7 +106,7 @@ public final class TransportConfig {
     // ---- accessors ----
 
     /** The name given with {@link #name(String)}, or {@code null} for the transport's own default. */
-    public String name() {
+    public @Nullable String name() {
         return name;
     }
 
@@ -127,11 +130,11 @@ public final class TransportConfig {
         return sendPrefetch;
     }
 
-    public MeterRegistry meterRegistry() {
+    public @Nullable MeterRegistry meterRegistry() {
         return meterRegistry;
     }
 
-    public OperationObserver observer() {
+    public @Nullable OperationObserver observer() {
         return observer;
     }
 
@@ -155,7 +158,7 @@ public final class TransportConfig {
     // ---- setters ----
 
     /** The {@code name} tag of this transport's meters; unique per registry (a second one with the same is refused). */
-    public TransportConfig name(String n) {
+    public TransportConfig name(@Nullable String n) {
         return with(n, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
                 observer, options, security, liveness, connectTimeout);
     }
@@ -185,12 +188,12 @@ public final class TransportConfig {
                 options, security, liveness, connectTimeout);
     }
 
-    public TransportConfig meterRegistry(MeterRegistry r) {
+    public TransportConfig meterRegistry(@Nullable MeterRegistry r) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, r, observer,
                 options, security, liveness, connectTimeout);
     }
 
-    public TransportConfig observer(OperationObserver o) {
+    public TransportConfig observer(@Nullable OperationObserver o) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
                 meterRegistry, o, options, security, liveness, connectTimeout);
     }

@@ -2,6 +2,7 @@ package dev.rivulet.core;
 
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.internal.Durations;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,13 +28,13 @@ import java.util.function.Function;
 public final class TransportOption<T> {
 
     private final String key;
-    private final T defaultValue;
+    private final @Nullable T defaultValue;
     private final Function<String, T> parser;
     private final Function<T, String> formatter;
     private final String description;
 
-    private TransportOption(String key, T defaultValue, Function<String, T> parser, Function<T, String> formatter,
-                            String description) {
+    private TransportOption(String key, @Nullable T defaultValue, Function<String, T> parser,
+                            Function<T, String> formatter, String description) {
         this.key = Objects.requireNonNull(key);
         this.defaultValue = defaultValue;
         this.parser = parser;
@@ -81,7 +82,7 @@ public final class TransportOption<T> {
     }
 
     /** Any non-empty text. */
-    public static TransportOption<String> text(String key, String defaultValue, String description) {
+    public static TransportOption<String> text(String key, @Nullable String defaultValue, String description) {
         return new TransportOption<>(key, defaultValue, text -> {
             if (text.isBlank()) {
                 throw invalid(key, text, "a non-empty value");
@@ -104,7 +105,7 @@ public final class TransportOption<T> {
         return key;
     }
 
-    public T defaultValue() {
+    public @Nullable T defaultValue() {
         return defaultValue;
     }
 

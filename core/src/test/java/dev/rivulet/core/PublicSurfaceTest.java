@@ -24,34 +24,99 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The module descriptor exports the API packages only, and nothing a user can reach through them names a type of a
- * package kept to Rivulet's own modules (the engine, loops, handshake, internal accessors).
+ * What the module descriptor exports, and to whom: the application API and the incubating transport SPI to everyone,
+ * the internal accessors only to Rivulet's own modules. Nothing an application reaches through the API names an SPI
+ * or internal type, and nothing a third-party transport reaches through the SPI names an internal one.
  */
 class PublicSurfaceTest {
 
     private static final Path CLASSES = Path.of("target", "classes");
+    private static final Path SOURCES = Path.of("src", "main", "java");
+
+    /** What applications use; compatible across minor releases. */
+    private static final Set<String> API = Set.of("dev.rivulet.core", "dev.rivulet.core.error",
+            "dev.rivulet.core.liveness", "dev.rivulet.core.local", "dev.rivulet.core.memory",
+            "dev.rivulet.core.progress", "dev.rivulet.core.security", "dev.rivulet.core.spi");
+    /** What transports build on, Rivulet's and third parties': exported, but incubating. */
+    private static final Set<String> SPI = Set.of("dev.rivulet.core.admission", "dev.rivulet.core.engine",
+            "dev.rivulet.core.credit", "dev.rivulet.core.engine.wire", "dev.rivulet.core.remote",
+            "dev.rivulet.core.handshake", "dev.rivulet.core.loop",
+            "dev.rivulet.core.metrics");
 
     @Test
-    void onlyTheApiPackagesAreExportedToEveryone() throws IOException {
+    void theApiAndTheIncubatingSpiAreExportedToEveryoneAndNothingElse() throws IOException {
         ModuleDescriptor d = descriptor();
         Set<String> open = d.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertThat(open).containsExactly("dev.rivulet.core", "dev.rivulet.core.error", "dev.rivulet.core.liveness",
-                "dev.rivulet.core.local", "dev.rivulet.core.memory", "dev.rivulet.core.progress",
-                "dev.rivulet.core.security", "dev.rivulet.core.spi");
-        assertThat(d.exports().stream().filter(ModuleDescriptor.Exports::isQualified))
-                .allMatch(e -> e.targets().stream().allMatch(t -> t.startsWith("dev.rivulet.")));
+        Set<String> expected = new TreeSet<>(API);
+        expected.addAll(SPI);
+        assertThat(open).isEqualTo(expected);
     }
 
     @Test
-    void noPublicSignatureOfTheApiNamesAnInternalType() throws Exception {
-        ModuleDescriptor d = descriptor();
-        Set<String> exported = d.exports().stream().filter(e -> !e.isQualified())
-                .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
-        List<String> leaks = new ArrayList<>();
-        List<Class<?>> api = classesIn(exported);
+    void theInternalAccessorsAreExportedOnlyToRivuletsOwnModules() throws IOException {
+        List<ModuleDescriptor.Exports> qualified = descriptor().exports().stream()
+                .filter(ModuleDescriptor.Exports::isQualified).toList();
+        assertThat(qualified).extracting(ModuleDescriptor.Exports::source).containsExactly("dev.rivulet.core.internal");
+        assertThat(qualified).allMatch(e -> e.targets().stream().allMatch(t -> t.startsWith("dev.rivulet.")));
+    }
+
+    @Test
+    void everySpiPackageSaysItIsIncubating() throws IOException {
+        for (String pkg : SPI) {
+            String info = Files.readString(packageInfo(pkg));
+            assertThat(info).as(pkg).contains("@Incubating").containsIgnoringCase("incubating");
+        }
+        for (String pkg : API) {
+            assertThat(Files.readString(packageInfo(pkg))).as(pkg).doesNotContain("@Incubating\npackage");
+        }
+    }
+
+    @Test
+    void everyPackageIsNullMarked() throws IOException {
+        try (Stream<Path> dirs = Files.walk(SOURCES)) {
+            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
+                boolean hasClasses;
+                try (Stream<Path> files = Files.list(dir)) {
+                    hasClasses = files.anyMatch(f -> f.toString().endsWith(".java"));
+                }
+                if (hasClasses && !dir.equals(SOURCES)) {
+                    Path info = dir.resolve("package-info.java");
+                    assertThat(info).as("package-info of %s", dir).exists();
+                    assertThat(Files.readString(info)).as(info.toString()).contains("@NullMarked");
+                }
+            }
+        }
+    }
+
+    @Test
+    void noPublicSignatureOfTheApiNamesAnSpiOrInternalType() throws Exception {
+        List<Class<?>> api = classesIn(API);
         assertThat(api).as("the API's classes were found").hasSizeGreaterThan(40).contains(Endpoint.class);
-        for (Class<?> c : api) {
+        assertThat(leaks(api, API)).isEmpty();
+    }
+
+    @Test
+    void noPublicSignatureOfTheSpiNamesAnInternalType() throws Exception {
+        Set<String> visible = new TreeSet<>(API);
+        visible.addAll(SPI);
+        List<Class<?>> spi = classesIn(SPI);
+        assertThat(spi).as("the SPI's classes were found").hasSizeGreaterThan(20);
+        assertThat(leaks(spi, visible)).isEmpty();
+    }
+
+    private static boolean markedIncubating(String pkg) throws IOException {
+        return Files.readString(packageInfo(pkg)).lines().anyMatch(l -> l.strip().equals("@Incubating"));
+    }
+
+    private static Path packageInfo(String pkg) {
+        return SOURCES.resolve(pkg.replace('.', '/')).resolve("package-info.java");
+    }
+
+    /** Where a public or protected signature of {@code classes} names a Rivulet type outside {@code exported}. */
+    private static List<String> leaks(List<Class<?>> classes, Set<String> exported) {
+        List<String> leaks = new ArrayList<>();
+        for (Class<?> c : classes) {
             if (!Modifier.isPublic(c.getModifiers())) {
                 continue;
             }
@@ -81,7 +146,7 @@ class PublicSurfaceTest {
                 internal(sup, exported).ifPresent(name -> leaks.add(c.getName() + " extends " + name));
             }
         }
-        assertThat(leaks).isEmpty();
+        return leaks;
     }
 
     private static boolean visible(int modifiers) {

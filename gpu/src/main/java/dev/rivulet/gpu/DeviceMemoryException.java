@@ -1,6 +1,7 @@
 package dev.rivulet.gpu;
 
 import dev.rivulet.core.error.ProviderException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A device memory type's call failed: an allocation, a copy, an event. Carries the memory type's own error name and
@@ -17,7 +18,7 @@ public class DeviceMemoryException extends ProviderException {
      * @param errorName the memory type's name of that code
      * @param text      its description
      */
-    public DeviceMemoryException(String message, String kind, int code, String errorName, String text) {
+    public DeviceMemoryException(String message, String kind, int code, String errorName, @Nullable String text) {
         super(message, kind, code, errorName + (text == null || text.isEmpty() ? "" : " (" + text + ")"), null);
         this.errorName = errorName;
     }

@@ -2,10 +2,10 @@ package dev.rivulet.gpu;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
-import dev.rivulet.core.engine.AbstractTransport;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.core.loop.ProgressEngine;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.gpu.direct.DirectPath;
@@ -13,6 +13,7 @@ import dev.rivulet.gpu.metrics.GpuMetrics.Outcome;
 import dev.rivulet.gpu.metrics.GpuMetrics.TransferOp;
 import dev.rivulet.gpu.staging.DevicePins;
 import dev.rivulet.gpu.staging.StagingEngine;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -65,11 +66,11 @@ public final class DeviceTransfers implements Disposable {
     private final DeviceMemory memory;
     private final DeviceTransferConfig config;
     private final StagingEngine staged;
-    private final DirectPath direct;
+    private final @Nullable DirectPath direct;
     private final DeviceTransferCapabilities capabilities;
 
     private DeviceTransfers(Endpoint endpoint, DeviceMemory memory, DeviceTransferConfig config, StagingEngine staged,
-                            DirectPath direct, String directReason) {
+                            @Nullable DirectPath direct, String directReason) {
         this.endpoint = endpoint;
         this.memory = memory;
         this.config = config;
@@ -100,9 +101,9 @@ public final class DeviceTransfers implements Disposable {
         if (transport == null || endpoint == null || memory == null || config == null) {
             throw new InvalidRequestException("transport, endpoint, memory and config must not be null");
         }
-        if (!(transport instanceof AbstractTransport t)) {
-            throw new InvalidRequestException("device transfers need a Rivulet transport, not " + transport);
-        }
+        ProgressEngine loops = transport.extension(ProgressEngine.class).orElseThrow(() ->
+                new InvalidRequestException("device transfers need a transport with Rivulet's polling threads, not "
+                        + transport));
         if (endpoint.memory() != transport.memory()) {
             throw new InvalidRequestException("the endpoint does not belong to transport " + transport.id());
         }
@@ -117,7 +118,7 @@ public final class DeviceTransfers implements Disposable {
         if (config.paths() == PathSelection.DIRECT && !directAvailable.available()) {
             throw new TransportUnavailableException("direct device path unavailable: " + directAvailable.reason());
         }
-        StagingEngine engine = StagingEngine.open(endpoint, t.progressEngine().nextLoop(), memory,
+        StagingEngine engine = StagingEngine.open(endpoint, loops.nextLoop(), memory,
                 config.chunkSize(), config.stagingBuffers(), PINS);
         DirectPath direct = directAvailable.available() ? DirectPath.open(transport, endpoint, memory) : null;
         DeviceTransfers d = new DeviceTransfers(endpoint, memory, config, engine, direct, directAvailable.reason());

@@ -2,9 +2,11 @@ package dev.rivulet.gpu;
 
 import dev.rivulet.conformance.Pair;
 import dev.rivulet.core.Transport;
+import dev.rivulet.core.loop.ProgressEngine;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
+import dev.rivulet.core.spi.DeviceMemoryRegistrar;
 import dev.rivulet.gpu.direct.DirectPath;
 import dev.rivulet.gpu.host.HostMemoryStandIn;
 import dev.rivulet.rdma.FabricDeviceMemory;
@@ -82,6 +84,21 @@ class DirectPathTest {
             assertThat(tcp.memory().regionCount()).as("nothing stayed registered").isEqualTo(regions);
         } finally {
             tcp.dispose();
+        }
+    }
+
+    @Test
+    void theDirectPathIsFoundThroughTheTransportsExtensionsWhereOneOffersIt() {
+        Transport local = TestTransport.LOCAL.open();
+        Transport tcp = TestTransport.LIBFABRIC_TCP.open();
+        try {
+            assertThat(local.extension(DeviceMemoryRegistrar.class)).as("local moves host memory only").isEmpty();
+            DeviceMemoryRegistrar registrar = tcp.extension(DeviceMemoryRegistrar.class).orElseThrow();
+            assertThat(registrar.support()).isEqualTo(FabricDeviceMemory.support(tcp));
+            assertThat(tcp.extension(ProgressEngine.class)).as("the polling threads staging runs on").isPresent();
+        } finally {
+            tcp.dispose();
+            local.dispose();
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.rdma.fabric.HmemRegistration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * CUDA device memory registered with a libfabric transport ({@code FI_HMEM}), for modules that move device memory
@@ -43,8 +44,8 @@ public final class FabricDeviceMemory {
      * not report FI_HMEM: null when it accepted (which proves nothing then, see {@link #support}), else its
      * refusal. For diagnosing a platform: a libfabric without CUDA support answers 38 (FI_ENOSYS).
      */
-    public static ProviderException probeCudaRegistration(Transport transport, long address, long length,
-                                                          int device) {
+    public static @Nullable ProviderException probeCudaRegistration(Transport transport, long address,
+                                                                    long length, int device) {
         return HmemRegistration.tryRegistration(transport, address, length, FI_HMEM_CUDA, device);
     }
 }

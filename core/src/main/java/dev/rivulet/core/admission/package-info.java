@@ -4,5 +4,12 @@
  * source address, and {@link dev.rivulet.core.admission.ReceiveBudget} bounds the memory peers can make a listener
  * commit ahead of the bytes they actually sent. The limits are {@code security.*} options
  * ({@link dev.rivulet.core.security.SecuritySettings}); what they cost is counted in the transport's meters.
+ *
+ * <p>Incubating transport SPI (see {@link dev.rivulet.core.spi.Incubating}).
  */
+@NullMarked
+@Incubating
 package dev.rivulet.core.admission;
+
+import dev.rivulet.core.spi.Incubating;
+import org.jspecify.annotations.NullMarked;

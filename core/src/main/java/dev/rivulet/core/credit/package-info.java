@@ -4,8 +4,12 @@
  * both directions ({@link dev.rivulet.core.credit.CreditLedger}) and the check every arriving message passes
  * ({@link dev.rivulet.core.credit.CreditGate}). The engine keeps the ledger; a wire sees it only through its gate. See
  * {@code docs/credit-protocol.md} for the rules themselves.
+ *
+ * <p>Incubating transport SPI (see {@link dev.rivulet.core.spi.Incubating}).
  */
 @NullMarked
+@Incubating
 package dev.rivulet.core.credit;
 
+import dev.rivulet.core.spi.Incubating;
 import org.jspecify.annotations.NullMarked;

@@ -12,7 +12,9 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.Registrar;
+import dev.rivulet.core.metrics.BackendMeters;
 import dev.rivulet.core.metrics.TransportMetrics;
+import dev.rivulet.core.spi.Incubating;
 import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressEngine;
 import dev.rivulet.core.loop.ProgressLoop;
@@ -28,6 +30,7 @@ import reactor.core.scheduler.Schedulers;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,7 +40,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What every transport has, whatever its wire: polling threads, a memory domain, meters, the endpoints and
  * listeners it must close, and an orderly {@link #dispose()}. A backend adds connection setup ({@code connect},
  * {@code bind}) and hands each new connection's {@link Wire} to {@link #newEndpoint}.
+ *
+ * <p>The base class of third-party transports too (see {@code docs/writing-a-transport.md}): {@link #wireMemory()}
+ * gives their wires the memory checks a target makes, {@link #addMeters} publishes meters of their own, and
+ * {@link #extension(Class)} is where they offer facilities beyond the common API.
  */
+@Incubating
 public abstract class AbstractTransport implements Transport {
 
     private static final MemoryAccess MEMORY = Internals.memory();
@@ -50,6 +58,7 @@ public abstract class AbstractTransport implements Transport {
     protected final TransportMetrics metrics;
     private final String name;
     private final String id;
+    private final WireMemory wireMemory;
     private final Set<EndpointEngine> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean disposed = new AtomicBoolean();
@@ -79,6 +88,7 @@ public abstract class AbstractTransport implements Transport {
         try {
             m = MEMORY.newDomain(name, registrar);
             this.memory = m;
+            this.wireMemory = new WireMemory(m);
             this.metrics = new TransportMetrics(name, id, progress::busyRatio, memory.buffers());
             if (config.meterRegistry() != null) {
                 metrics.bindTo(config.meterRegistry());
@@ -130,6 +140,32 @@ public abstract class AbstractTransport implements Transport {
     /** Counters of this transport, also when no registry is bound. */
     public TransportMetrics stats() {
         return metrics;
+    }
+
+    /**
+     * The memory operations this transport's wires need and applications may not call (checking an incoming remote
+     * access, transfer grants, provider descriptors), on this transport's domain only.
+     */
+    protected final WireMemory wireMemory() {
+        return wireMemory;
+    }
+
+    /**
+     * Publishes meters of this backend beside the standard ones, with the same tags, on every registry this
+     * transport's meters are bound to (the configured one included), until it is disposed. Call it from the
+     * constructor, once what the meters read exists.
+     */
+    protected final void addMeters(BackendMeters meters) {
+        metrics.add(meters);
+    }
+
+    /**
+     * Every Rivulet transport offers its {@link ProgressEngine} (work of other modules driven from its polling
+     * threads). A backend that offers more overrides this and falls back to it.
+     */
+    @Override
+    public <T> Optional<T> extension(Class<T> type) {
+        return type == ProgressEngine.class ? Optional.of(type.cast(progress)) : Optional.empty();
     }
 
     /** Capabilities of the endpoints this transport makes (queue depths as configured). */

@@ -4,6 +4,7 @@ import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.memory.AccessScope;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a backend implements per connection: UCT's transport-level endpoint, one native queue pair. The
@@ -30,7 +31,7 @@ public interface Wire extends AccessScope {
      * {@code null} for protocol-only words (credit grants, close) whose payload is empty; a wire reports the
      * completion of those through {@link WireEvents#controlCompleted()} when it returned {@link #POSTED}.
      */
-    int send(long controlWord, Op op);
+    int send(long controlWord, @Nullable Op op);
 
     /**
      * Hands this wire its connection's credit gate, once, before anything is posted or polled. A wire that reads a

@@ -3,6 +3,7 @@ package dev.rivulet.core.engine;
 import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
+import org.jspecify.annotations.Nullable;
 
 /** What a {@link Wire} reports from {@link Wire#poll}. */
 public interface WireEvents {
@@ -20,7 +21,7 @@ public interface WireEvents {
      * A message arrived. {@code payload} holds the data (length set) for {@link ControlWord#DATA}, and is
      * {@code null} for protocol-only words; ownership passes to the engine.
      */
-    void received(long controlWord, Buffer payload);
+    void received(long controlWord, @Nullable Buffer payload);
 
     /** The connection is gone (peer vanished, provider error); the engine closes the endpoint with this cause. */
     void broken(TransportException cause);

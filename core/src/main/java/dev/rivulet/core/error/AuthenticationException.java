@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The peer could not prove who it is, or would not let us prove who we are: a wrong or missing shared secret, a TLS
  * certificate that was refused, or a peer that does not authenticate while this side requires it. Not retryable:
@@ -11,7 +13,7 @@ public class AuthenticationException extends TransportException {
         super(message);
     }
 
-    public AuthenticationException(String message, Throwable cause) {
+    public AuthenticationException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

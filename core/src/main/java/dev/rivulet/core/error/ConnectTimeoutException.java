@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** A connection was not set up within the time allowed. Retryable: the peer may be reachable later. */
 public class ConnectTimeoutException extends TransportException implements Retryable {
 
@@ -7,7 +9,7 @@ public class ConnectTimeoutException extends TransportException implements Retry
         super(message);
     }
 
-    public ConnectTimeoutException(String message, Throwable cause) {
+    public ConnectTimeoutException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

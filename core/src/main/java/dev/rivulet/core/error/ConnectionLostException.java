@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The peer went away or the connection broke; every operation pending on the endpoint ends with this. */
 public class ConnectionLostException extends TransportException {
 
@@ -7,11 +9,12 @@ public class ConnectionLostException extends TransportException {
         super(message);
     }
 
-    public ConnectionLostException(String message, Throwable cause) {
+    public ConnectionLostException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public ConnectionLostException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public ConnectionLostException(String message, @Nullable String provider, int nativeCode,
+                                   @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

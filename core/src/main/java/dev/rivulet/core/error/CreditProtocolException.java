@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The peer violated the credit protocol (sent without a credit or malformed control word); the endpoint is closed. */
 public class CreditProtocolException extends TransportException {
 
@@ -7,11 +9,12 @@ public class CreditProtocolException extends TransportException {
         super(message);
     }
 
-    public CreditProtocolException(String message, Throwable cause) {
+    public CreditProtocolException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public CreditProtocolException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public CreditProtocolException(String message, @Nullable String provider, int nativeCode,
+                                   @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

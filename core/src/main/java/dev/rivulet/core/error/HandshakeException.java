@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Connection set-up failed because the two sides cannot talk: the peer is not Rivulet, speaks no common protocol
  * version, runs a different transport configuration, or broke the handshake's format. Not retryable.
@@ -10,7 +12,7 @@ public class HandshakeException extends TransportException {
         super(message);
     }
 
-    public HandshakeException(String message, Throwable cause) {
+    public HandshakeException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A resource Rivulet needs right now is exhausted (registered memory, queue slots) and did not become available in
  * time. Retryable: the same request may succeed once other operations have given their resources back.
@@ -10,7 +12,7 @@ public class InsufficientResourcesException extends TransportException implement
         super(message);
     }
 
-    public InsufficientResourcesException(String message, Throwable cause) {
+    public InsufficientResourcesException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

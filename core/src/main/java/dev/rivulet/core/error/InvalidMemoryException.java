@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** Local memory is not usable for the operation: not registered, heap memory, deregistered, or out of the region's bounds. */
 public class InvalidMemoryException extends TransportException {
 
@@ -7,11 +9,12 @@ public class InvalidMemoryException extends TransportException {
         super(message);
     }
 
-    public InvalidMemoryException(String message, Throwable cause) {
+    public InvalidMemoryException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public InvalidMemoryException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public InvalidMemoryException(String message, @Nullable String provider, int nativeCode,
+                                  @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The request itself is malformed: a null argument, a negative length or offset, a misaligned atomic target. */
 public class InvalidRequestException extends TransportException {
 
@@ -7,11 +9,12 @@ public class InvalidRequestException extends TransportException {
         super(message);
     }
 
-    public InvalidRequestException(String message, Throwable cause) {
+    public InvalidRequestException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public InvalidRequestException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public InvalidRequestException(String message, @Nullable String provider, int nativeCode,
+                                   @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** A message exceeds the transport's maximum message size (see Capabilities#maxMessageSize()). */
 public class MessageTooLargeException extends InvalidRequestException {
 
@@ -7,11 +9,12 @@ public class MessageTooLargeException extends InvalidRequestException {
         super(message);
     }
 
-    public MessageTooLargeException(String message, Throwable cause) {
+    public MessageTooLargeException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public MessageTooLargeException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public MessageTooLargeException(String message, @Nullable String provider, int nativeCode,
+                                    @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

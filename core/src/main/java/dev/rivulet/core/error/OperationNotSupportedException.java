@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The transport does not offer this operation (see Capabilities); fails fast instead of emulating silently. */
 public class OperationNotSupportedException extends TransportException {
 
@@ -7,11 +9,12 @@ public class OperationNotSupportedException extends TransportException {
         super(message);
     }
 
-    public OperationNotSupportedException(String message, Throwable cause) {
+    public OperationNotSupportedException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public OperationNotSupportedException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public OperationNotSupportedException(String message, @Nullable String provider, int nativeCode,
+                                          @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

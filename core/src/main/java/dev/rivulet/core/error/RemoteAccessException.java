@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The target refused a remote memory access: unknown or forged key, out of bounds, access rights, or a region that was deregistered. */
 public class RemoteAccessException extends TransportException {
 
@@ -7,11 +9,12 @@ public class RemoteAccessException extends TransportException {
         super(message);
     }
 
-    public RemoteAccessException(String message, Throwable cause) {
+    public RemoteAccessException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public RemoteAccessException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public RemoteAccessException(String message, @Nullable String provider, int nativeCode,
+                                 @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

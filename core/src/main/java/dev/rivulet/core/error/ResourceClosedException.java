@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The transport, endpoint or memory region was closed before or while the operation ran. */
 public class ResourceClosedException extends TransportException {
 
@@ -7,11 +9,12 @@ public class ResourceClosedException extends TransportException {
         super(message);
     }
 
-    public ResourceClosedException(String message, Throwable cause) {
+    public ResourceClosedException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public ResourceClosedException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public ResourceClosedException(String message, @Nullable String provider, int nativeCode,
+                                   @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Base of every failure Rivulet signals. Errors always arrive as {@code onError} signals, never thrown from
  * {@code subscribe}.
@@ -11,26 +13,28 @@ package dev.rivulet.core.error;
  */
 public class TransportException extends RuntimeException {
 
-    private final String provider;
+    private final @Nullable String provider;
     private final int nativeCode;
-    private final String nativeMessage;
+    private final @Nullable String nativeMessage;
 
     public TransportException(String message) {
         this(message, null, 0, null, null);
     }
 
-    public TransportException(String message, Throwable cause) {
+    public TransportException(String message, @Nullable Throwable cause) {
         this(message, null, 0, null, cause);
     }
 
-    public TransportException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public TransportException(String message, @Nullable String provider, int nativeCode,
+                              @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(compose(message, provider, nativeCode, nativeMessage), cause);
         this.provider = provider;
         this.nativeCode = nativeCode;
         this.nativeMessage = nativeMessage;
     }
 
-    private static String compose(String message, String provider, int nativeCode, String nativeMessage) {
+    private static String compose(String message, @Nullable String provider, int nativeCode,
+                                  @Nullable String nativeMessage) {
         if (provider == null && nativeCode == 0 && nativeMessage == null) {
             return message;
         }
@@ -46,7 +50,7 @@ public class TransportException extends RuntimeException {
     }
 
     /** Name of the provider that reported the failure, or {@code null} when Rivulet detected it itself. */
-    public String provider() {
+    public @Nullable String provider() {
         return provider;
     }
 
@@ -56,7 +60,7 @@ public class TransportException extends RuntimeException {
     }
 
     /** The provider's text for {@link #nativeCode()}, or {@code null}. */
-    public String nativeMessage() {
+    public @Nullable String nativeMessage() {
         return nativeMessage;
     }
 

@@ -1,5 +1,7 @@
 package dev.rivulet.core.error;
 
+import org.jspecify.annotations.Nullable;
+
 /** The requested transport cannot run here (library missing, no device, wrong OS); the message says why. */
 public class TransportUnavailableException extends TransportException {
 
@@ -7,11 +9,12 @@ public class TransportUnavailableException extends TransportException {
         super(message);
     }
 
-    public TransportUnavailableException(String message, Throwable cause) {
+    public TransportUnavailableException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    public TransportUnavailableException(String message, String provider, int nativeCode, String nativeMessage, Throwable cause) {
+    public TransportUnavailableException(String message, @Nullable String provider, int nativeCode,
+                                         @Nullable String nativeMessage, @Nullable Throwable cause) {
         super(message, provider, nativeCode, nativeMessage, cause);
     }
 }

@@ -8,6 +8,7 @@ import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.Registrar;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -26,7 +27,7 @@ public interface MemoryAccess {
     void close(MemoryDomain domain);
 
     /** A grant of {@code rights} on {@code window} for requests arriving through {@code scope} (null: any). */
-    Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope);
+    Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, @Nullable AccessScope scope);
 
     /** A grant over memory the transport itself hands a peer for one transfer (rendezvous), always scoped. */
     Grant grantForTransfer(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope);
@@ -35,7 +36,7 @@ public interface MemoryAccess {
      * The target's check of an incoming remote access: the pinned grant ({@link #unpin(Grant)} when done), or null
      * when refused.
      */
-    Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
+    @Nullable Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
                            AccessScope requester);
 
     /** As {@link #tryResolveRemote}, throwing the one refusal text instead of returning null. */

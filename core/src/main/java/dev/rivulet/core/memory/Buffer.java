@@ -2,6 +2,7 @@ package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -40,21 +41,21 @@ public final class Buffer {
 
     private final BufferPool pool;
     /** The slab queue this buffer goes back to, or null for a buffer with a registration of its own. */
-    private final FreeList.Slab home;
+    private final FreeList.@Nullable Slab home;
     private final MemoryRegion region;
     private final long regionOffset;
     private final MemorySegment memory;
     private int length;
-    private MemorySegment view;
+    private @Nullable MemorySegment view;
     /**
      * The allocation this object currently stands for (upper 32 bits, bumped each time the pool hands it out) and its
      * reference count (lower 32 bits), changed together so a release can be tied to one allocation.
      */
     @SuppressWarnings("unused") // accessed through STATE
     private volatile long state;
-    Object leakRecord;
+    @Nullable Object leakRecord;
 
-    Buffer(BufferPool pool, FreeList.Slab home, MemoryRegion region, long regionOffset, int capacity) {
+    Buffer(BufferPool pool, FreeList.@Nullable Slab home, MemoryRegion region, long regionOffset, int capacity) {
         this.pool = pool;
         this.home = home;
         this.region = region;

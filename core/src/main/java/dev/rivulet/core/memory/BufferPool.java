@@ -3,6 +3,7 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -72,12 +73,12 @@ public final class BufferPool {
      * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of waiting when no buffer
      * is free (a background registration is under way then): for callers that can try again on their next cycle.
      */
-    public Buffer tryAllocate(int size) {
+    public @Nullable Buffer tryAllocate(int size) {
         Buffer b = take(size, false);
         return b == null ? null : handOut(b, size);
     }
 
-    private Buffer take(int size, boolean mayWait) {
+    private @Nullable Buffer take(int size, boolean mayWait) {
         if (size < 0) {
             throw new InvalidRequestException("negative buffer size " + size);
         }
@@ -181,7 +182,7 @@ public final class BufferPool {
     }
 
     /** A free buffer of a larger class (the length is set to the request; the extra capacity goes unused). */
-    private Buffer fromLargerClass(int shift) {
+    private @Nullable Buffer fromLargerClass(int shift) {
         for (int s = shift + 1; s <= MAX_CLASS_SHIFT; s++) {
             Buffer b = classes[s - MIN_CLASS_SHIFT].free.poll();
             if (b != null) {
@@ -217,7 +218,7 @@ public final class BufferPool {
         return b;
     }
 
-    private Buffer awaitHuge(int size, boolean mayWait) {
+    private @Nullable Buffer awaitHuge(int size, boolean mayWait) {
         if (!mayWait) {
             return null;
         }
@@ -298,14 +299,14 @@ public final class BufferPool {
 
     /** One thread's few free buffers of one class (see {@code SizeClass.local}); that thread only. */
     private static final class LocalStack {
-        private final Buffer[] buffers;
+        private final @Nullable Buffer[] buffers;
         private int size;
 
         LocalStack(int capacity) {
             this.buffers = new Buffer[capacity];
         }
 
-        Buffer pop() {
+        @Nullable Buffer pop() {
             if (size == 0) {
                 return null;
             }
@@ -346,7 +347,7 @@ public final class BufferPool {
          * what a thread keeps is not counted as free headroom, which only makes the class grow a little earlier.
          */
         final ThreadLocal<LocalStack> local;
-        volatile Throwable growthFailure;
+        volatile @Nullable Throwable growthFailure;
 
         SizeClass(int size) {
             this.size = size;

@@ -1,6 +1,7 @@
 package dev.rivulet.core.memory;
 
 import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The free buffers of one size class, any thread offering and polling: one bounded queue per slab, each as large as
@@ -43,7 +44,7 @@ final class FreeList {
         hint = home.index;
     }
 
-    Buffer poll() {
+    @Nullable Buffer poll() {
         Slab[] s = slabs;
         int n = s.length;
         if (n == 0) {

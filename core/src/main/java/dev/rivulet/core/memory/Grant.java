@@ -1,6 +1,7 @@
 package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.ResourceClosedException;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -27,14 +28,14 @@ public final class Grant implements AutoCloseable {
     private final long offset;
     private final long length;
     private final Set<Access> rights;
-    private final AccessScope scope;
+    private final @Nullable AccessScope scope;
     private final NativeRegistration registration;
     private final MemorySegment window;
     private final RemoteMemory remote;
     private volatile boolean revoked;
 
-    Grant(MemoryDomain domain, MemoryRegion region, long offset, long length, Set<Access> rights, AccessScope scope,
-          NativeRegistration registration) {
+    Grant(MemoryDomain domain, MemoryRegion region, long offset, long length, Set<Access> rights,
+          @Nullable AccessScope scope, NativeRegistration registration) {
         this.domain = domain;
         this.region = region;
         this.offset = offset;
@@ -117,7 +118,7 @@ public final class Grant implements AutoCloseable {
         return registration.key();
     }
 
-    AccessScope scope() {
+    @Nullable AccessScope scope() {
         return scope;
     }
 

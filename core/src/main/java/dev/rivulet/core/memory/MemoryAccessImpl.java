@@ -2,6 +2,7 @@ package dev.rivulet.core.memory;
 
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -27,7 +28,8 @@ final class MemoryAccessImpl implements MemoryAccess {
     }
 
     @Override
-    public Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+    public Grant grant(MemoryDomain domain, RegisteredSlice window, Set<Access> rights,
+                       @Nullable AccessScope scope) {
         return domain.grant(window, rights, scope);
     }
 
@@ -38,7 +40,7 @@ final class MemoryAccessImpl implements MemoryAccess {
     }
 
     @Override
-    public Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
+    public @Nullable Grant tryResolveRemote(MemoryDomain domain, long key, long address, long length, Access needed,
                                   AccessScope requester) {
         return domain.tryResolveRemote(key, address, length, needed, requester);
     }

@@ -4,6 +4,7 @@ import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -204,7 +205,7 @@ public final class MemoryDomain {
      * {@code scope} is null. The rights must be remote ones the region was registered for. Users grant through
      * {@code Endpoint.grant} and {@link MemoryRegion#grantToAnyPeer}; transports call this directly.
      */
-    Grant grant(RegisteredSlice window, Set<Access> rights, AccessScope scope) {
+    Grant grant(RegisteredSlice window, Set<Access> rights, @Nullable AccessScope scope) {
         if (window == null || rights == null) {
             throw new InvalidRequestException("window and rights must not be null");
         }
@@ -265,7 +266,7 @@ public final class MemoryDomain {
      * done), or null when refused. Nothing outside a live grant's window, with its rights and for its connection,
      * passes. No allocation, no exception: a peer probing keys costs the target a map lookup.
      */
-    Grant tryResolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
+    @Nullable Grant tryResolveRemote(long key, long address, long length, Access needed, AccessScope requester) {
         Grant g = byKey.get(key);
         if (g == null || !g.isOpen() || (g.scope() != null && g.scope() != requester) || !g.rights().contains(needed)
                 || !g.covers(address, length) || !g.region().tryPin()) {

@@ -1,5 +1,7 @@
 package dev.rivulet.core.memory;
 
+import org.jspecify.annotations.Nullable;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -34,8 +36,9 @@ public record NativeRegistration(long key, long remoteBase, MemorySegment descri
      * address stays aligned exactly as the byte it names, up to 64 bytes: an atomic on an unaligned word is refused
      * by the initiator's check, and an aligned address is an aligned word at the target.
      */
-    public static NativeRegistration checkedInSoftware(MemorySegment segment, long key, byte[] providerBytes,
-                                                       Runnable release) {
+    public static NativeRegistration checkedInSoftware(MemorySegment segment, long key,
+                                                       byte @Nullable [] providerBytes,
+                                                       @Nullable Runnable release) {
         return new NativeRegistration(key, segment.address() & (SOFTWARE_ADDRESS_ALIGNMENT - 1), MemorySegment.NULL,
                 providerBytes, release);
     }

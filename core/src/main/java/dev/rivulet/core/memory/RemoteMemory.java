@@ -1,6 +1,7 @@
 package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,7 +31,7 @@ public final class RemoteMemory {
     private final long key;
     private final byte[] providerBytes;
 
-    public RemoteMemory(long address, long length, long key, byte[] providerBytes) {
+    public RemoteMemory(long address, long length, long key, byte @Nullable [] providerBytes) {
         if (length < 0) {
             throw new InvalidRequestException("negative remote length " + length);
         }

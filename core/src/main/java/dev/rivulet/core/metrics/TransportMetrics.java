@@ -51,6 +51,9 @@ import java.util.function.DoubleSupplier;
  *       bytes; {@code rivulet.frames.slow}: connections ended because a frame arrived slower than
  *       {@code security.minReceiveRate}</li>
  * </ul>
+ *
+ * <p>A backend publishes meters of its own beside these through {@link #add(BackendMeters)}, with the same tags and
+ * the same lifetime.
  */
 public final class TransportMetrics implements MeterBinder {
 
@@ -63,6 +66,7 @@ public final class TransportMetrics implements MeterBinder {
     private final LongAdder endpointsOpen = new LongAdder();
     private final LongAdder[] endpointsClosed = {new LongAdder(), new LongAdder(), new LongAdder()};
     private final List<Bound> bound = new CopyOnWriteArrayList<>();
+    private final List<BackendMeters> backend = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     private final LongAdder[] posted = adders();
     private final LongAdder[] succeeded = adders();
@@ -126,7 +130,7 @@ public final class TransportMetrics implements MeterBinder {
      * transport with the same {@code name} is refused: Micrometer would silently keep only the first.
      */
     @Override
-    public void bindTo(MeterRegistry registry) {
+    public synchronized void bindTo(MeterRegistry registry) {
         if (closed) {
             throw new ResourceClosedException("transport " + name + " is disposed; its meters are gone");
         }
@@ -198,6 +202,14 @@ public final class TransportMetrics implements MeterBinder {
         // Registered last: bindTo's duplicate check looks for it.
         meters.add(Gauge.builder("rivulet.inflight", inFlight, LongAdder::sum).tags(base)
                 .description("Operations posted and not yet completed").register(registry));
+        try {
+            for (BackendMeters b : backend) {
+                meters.addAll(backendMeters(b, registry, base));
+            }
+        } catch (RuntimeException e) {
+            meters.forEach(registry::remove); // bound all or not at all
+            throw e;
+        }
         latency = timers;
         bound.add(new Bound(registry, meters));
         if (closed) { // disposed meanwhile
@@ -210,8 +222,39 @@ public final class TransportMetrics implements MeterBinder {
                 .tags(op.and("outcome", outcome)).register(registry);
     }
 
+    /**
+     * Publishes a backend's own meters with this transport's: on every registry bound so far at once, and on each
+     * one bound later. They are removed with the others when the transport is disposed.
+     *
+     * @throws IllegalArgumentException when a meter is not named {@code rivulet.*} or lacks the standard tags
+     */
+    public synchronized void add(BackendMeters meters) {
+        if (closed) {
+            return;
+        }
+        Tags base = Tags.of("transport", transport, "name", name);
+        for (Bound b : bound) {
+            b.meters().addAll(backendMeters(meters, b.registry(), base));
+        }
+        backend.add(meters);
+    }
+
+    private List<Meter> backendMeters(BackendMeters b, MeterRegistry registry, Tags base) {
+        List<Meter> added = b.bindTo(registry, base);
+        for (Meter m : added) {
+            Meter.Id id = m.getId();
+            if (!id.getName().startsWith("rivulet.") || !transport.equals(id.getTag("transport"))
+                    || !name.equals(id.getTag("name"))) {
+                added.forEach(registry::remove);
+                throw new IllegalArgumentException("backend meter " + id + " must be named rivulet.* and tagged "
+                        + base);
+            }
+        }
+        return added;
+    }
+
     /** Removes this transport's meters from every registry they were bound to (the transport is gone). */
-    public void close() {
+    public synchronized void close() {
         closed = true;
         for (Bound b : bound) {
             bound.remove(b);

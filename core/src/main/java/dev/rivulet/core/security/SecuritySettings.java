@@ -5,6 +5,7 @@ import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.SecurityAccess;
 import dev.rivulet.core.internal.Sizes;
 import dev.rivulet.core.error.InvalidRequestException;
+import org.jspecify.annotations.Nullable;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -65,15 +66,15 @@ public final class SecuritySettings {
     private static final SecuritySettings DEFAULTS = new SecuritySettings(new Values());
 
     private final Values v;
-    private volatile SSLContext builtTls;
+    private volatile @Nullable SSLContext builtTls;
 
     /**
      * Every setting, copied by each setter: one place that lists them, instead of a constructor call with all of
      * them in every setter.
      */
     private static final class Values implements Cloneable {
-        byte[] secret;
-        SSLContext tls;
+        byte @Nullable [] secret;
+        @Nullable SSLContext tls;
         /** {@code security.tls.*} options given so far; the context is built from them on first use. */
         Map<String, String> tlsOptions = Map.of();
         boolean tlsClientAuth = true;
@@ -114,7 +115,7 @@ public final class SecuritySettings {
     }
 
     /** Both sides must prove they hold {@code secret} (at least {@value #MIN_SECRET_BYTES} bytes). */
-    public SecuritySettings secret(byte[] secret) {
+    public SecuritySettings secret(byte @Nullable [] secret) {
         if (secret != null && secret.length < MIN_SECRET_BYTES) {
             throw new InvalidRequestException("a shared secret needs at least " + MIN_SECRET_BYTES + " bytes, got "
                     + secret.length);
@@ -224,7 +225,7 @@ public final class SecuritySettings {
     }
 
     /** The shared secret, or null. */
-    public byte[] secret() {
+    public byte @Nullable [] secret() {
         return v.secret == null ? null : v.secret.clone();
     }
 
@@ -247,7 +248,7 @@ public final class SecuritySettings {
      * @throws InvalidRequestException when the options do not make a usable context (a missing file, a wrong
      *                                 password)
      */
-    public SSLContext tls() {
+    public @Nullable SSLContext tls() {
         if (v.tls != null || v.tlsOptions.isEmpty()) {
             return v.tls;
         }

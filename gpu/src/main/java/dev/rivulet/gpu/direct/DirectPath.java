@@ -2,9 +2,12 @@ package dev.rivulet.gpu.direct;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
+import dev.rivulet.core.error.ProviderException;
+import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.spi.Availability;
+import dev.rivulet.core.spi.DeviceMemoryRegistrar;
 import dev.rivulet.gpu.DeviceBuffer;
 import dev.rivulet.gpu.DeviceMemory;
 import dev.rivulet.gpu.DeviceSlice;
@@ -19,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Puts and gets of device memory handed to the provider as they are (GPUDirect RDMA): each device buffer is
- * registered once with the transport's libfabric domain as {@code FI_HMEM_CUDA} memory, and its slices go to
- * {@code Endpoint.put}/{@code get} like any registered memory, in pieces of at most the transport's largest RMA.
+ * registered once through the transport's {@link DeviceMemoryRegistrar} (libfabric's {@code FI_HMEM_CUDA}), and
+ * its slices go to {@code Endpoint.put}/{@code get} like any registered memory, in pieces of at most the transport's
+ * largest RMA.
  *
  * <p>Only where a libfabric provider reports {@code FI_HMEM} and accepts the registration ({@link #probe}); a
  * libfabric built without CUDA (Debian 12's 1.17) does neither, and every transfer is staged there. This path has
@@ -30,13 +34,13 @@ public final class DirectPath implements AutoCloseable {
 
     private static final long PROBE_BYTES = 64 << 10;
 
-    private final Transport transport;
+    private final DeviceMemoryRegistrar registrar;
     private final Endpoint endpoint;
     private final CudaMemory memory;
     private final Map<DeviceBuffer, Mono<MemoryRegion>> registrations = new ConcurrentHashMap<>();
 
-    private DirectPath(Transport transport, Endpoint endpoint, CudaMemory memory) {
-        this.transport = transport;
+    private DirectPath(DeviceMemoryRegistrar registrar, Endpoint endpoint, CudaMemory memory) {
+        this.registrar = registrar;
         this.endpoint = endpoint;
         this.memory = memory;
     }
@@ -49,19 +53,40 @@ public final class DirectPath implements AutoCloseable {
         if (!(memory instanceof CudaMemory cuda)) {
             return Availability.no(memory.kind() + " memory cannot be registered with a network provider");
         }
-        if (!rdmaPresent()) {
-            return Availability.no("reactor-rdma is not on the class path");
+        DeviceMemoryRegistrar registrar = transport.extension(DeviceMemoryRegistrar.class).orElse(null);
+        if (registrar == null) {
+            return Availability.no(transport.name() + " moves host memory only");
         }
         try {
-            return Fabric.probe(transport, cuda);
+            return probe(transport, registrar, cuda);
         } catch (RuntimeException | LinkageError e) {
             return Availability.no("probing device memory registration failed: " + e);
         }
     }
 
+    private static Availability probe(Transport transport, DeviceMemoryRegistrar registrar, CudaMemory memory) {
+        Availability support = registrar.support();
+        // Ask the provider even when it did not report FI_HMEM: its answer (FI_ENOSYS from a libfabric built without
+        // CUDA) is the real reason, and an acceptance without FI_HMEM proves nothing.
+        DeviceBuffer probe = memory.allocate(PROBE_BYTES);
+        try {
+            ProviderException refused = registrar.probeCuda(probe.address(), PROBE_BYTES, memory.device());
+            if (refused != null) {
+                return Availability.no("registration of CUDA memory refused by " + transport.name() + ": "
+                        + refused.nativeMessage() + " (" + refused.nativeCode() + ")"
+                        + (support.available() ? "" : "; " + support.reason()));
+            }
+            return support;
+        } finally {
+            probe.close();
+        }
+    }
+
     /** The direct path of {@code endpoint}; only after {@link #probe} said it is available. */
     public static DirectPath open(Transport transport, Endpoint endpoint, DeviceMemory memory) {
-        return new DirectPath(transport, endpoint, (CudaMemory) memory);
+        DeviceMemoryRegistrar registrar = transport.extension(DeviceMemoryRegistrar.class).orElseThrow(
+                () -> new TransportUnavailableException(transport.name() + " moves host memory only"));
+        return new DirectPath(registrar, endpoint, (CudaMemory) memory);
     }
 
     /** Writes {@code source} into {@code target}, in pieces of at most the transport's largest RMA. */
@@ -98,7 +123,7 @@ public final class DirectPath implements AutoCloseable {
      */
     private Mono<MemoryRegion> registration(DeviceBuffer buffer) {
         return registrations.computeIfAbsent(buffer, b -> Mono.fromCallable(() -> {
-                    MemoryRegion r = Fabric.register(transport, b, memory.device());
+                    MemoryRegion r = registrar.registerCuda(b.address(), b.length(), memory.device());
                     b.beforeFree(() -> {
                         registrations.remove(b);
                         r.close();
@@ -118,46 +143,5 @@ public final class DirectPath implements AutoCloseable {
             m.subscribe(MemoryRegion::close, e -> { });
         }
         registrations.clear();
-    }
-
-    private static boolean rdmaPresent() {
-        try {
-            Class.forName("dev.rivulet.rdma.FabricDeviceMemory", false, DirectPath.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
-
-    /** Everything that names reactor-rdma's types, loaded only once it is known to be present. */
-    private static final class Fabric {
-
-        static Availability probe(Transport transport, CudaMemory memory) {
-            if (!transport.name().startsWith("libfabric/")) {
-                return Availability.no(transport.name() + " moves host memory only");
-            }
-            Availability support = dev.rivulet.rdma.FabricDeviceMemory.support(transport);
-            // Ask the provider even when it did not report FI_HMEM: its answer (FI_ENOSYS from a libfabric built
-            // without CUDA) is the real reason, and an acceptance without FI_HMEM proves nothing.
-            DeviceBuffer probe = memory.allocate(PROBE_BYTES);
-            try {
-                dev.rivulet.core.error.ProviderException refused =
-                        dev.rivulet.rdma.FabricDeviceMemory.probeCudaRegistration(transport, probe.address(),
-                                PROBE_BYTES, memory.device());
-                if (refused != null) {
-                    return Availability.no("fi_mr_regattr of CUDA memory (FI_HMEM_CUDA) refused by " + transport.name()
-                            + ": " + refused.nativeMessage() + " (" + refused.nativeCode() + ")"
-                            + (support.available() ? "" : "; " + support.reason()));
-                }
-                return support;
-            } finally {
-                probe.close();
-            }
-        }
-
-        static MemoryRegion register(Transport transport, DeviceBuffer buffer, int device) {
-            return dev.rivulet.rdma.FabricDeviceMemory.registerCuda(transport, buffer.address(), buffer.length(),
-                    device);
-        }
     }
 }

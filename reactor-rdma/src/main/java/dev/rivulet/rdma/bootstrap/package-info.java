@@ -5,4 +5,7 @@
  * queue pair descriptions, rdma_cm tickets) stays in {@code dev.rivulet.rdma.fabric} and {@code dev.rivulet.rdma.verbs}.
  * Internal: the module does not export it.
  */
+@NullMarked
 package dev.rivulet.rdma.bootstrap;
+
+import org.jspecify.annotations.NullMarked;

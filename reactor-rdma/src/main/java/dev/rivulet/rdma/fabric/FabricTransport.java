@@ -18,6 +18,7 @@ import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.liveness.LivenessSettings;
+import dev.rivulet.core.spi.DeviceMemoryRegistrar;
 import dev.rivulet.rdma.FabricOptions;
 import dev.rivulet.rdma.fabric.sys.ProviderParameters;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
@@ -38,6 +39,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -166,6 +168,15 @@ public final class FabricTransport extends AbstractTransport {
     @Override
     public Capabilities capabilities() {
         return caps;
+    }
+
+    /** Besides the common ones: device memory registration ({@code FI_HMEM}), whether or not the provider has it. */
+    @Override
+    public <T> Optional<T> extension(Class<T> type) {
+        if (type == DeviceMemoryRegistrar.class) {
+            return Optional.of(type.cast(new FabricDeviceRegistrar(this)));
+        }
+        return super.extension(type);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.spi.Availability;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,8 +76,8 @@ public final class HmemRegistration {
      *
      * @return null when the provider accepted the registration, else its refusal
      */
-    public static ProviderException tryRegistration(Transport transport, long address, long length, int iface,
-                                                    int device) {
+    public static @Nullable ProviderException tryRegistration(Transport transport, long address, long length,
+                                                              int iface, int device) {
         if (!(transport instanceof FabricTransport fabric)) {
             throw new InvalidRequestException("not a libfabric transport: " + transport.name());
         }

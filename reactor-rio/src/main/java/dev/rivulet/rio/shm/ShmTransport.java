@@ -18,6 +18,7 @@ import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.rio.ShmOptions;
 import dev.rivulet.rio.shm.sys.ProcessControl;
+import io.micrometer.core.instrument.Gauge;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -88,6 +89,11 @@ final class ShmTransport extends AbstractTransport {
                 Completion.LOCAL, Completion.REMOTE, Completion.REMOTE, 1L << 30, true, 64, true, false);
         this.setUp = new ConnectionSetUp(config.security(), s, maxRequests(config), arena);
         ShmFiles.sweep(0);
+        // A connection keeps its shared file mapped after close until the peer closed its end (at most the peer
+        // timeout): a count that stays high means peers that do not close, each holding its rings and pool.
+        addMeters((registry, tags) -> List.of(Gauge.builder("rivulet.shm.connections.lingering", lingering, Set::size)
+                .tags(tags).description("Closed shm:// connections still mapped, waiting for the peer to close")
+                .register(registry)));
     }
 
     /** The requests this side may have in flight: the engine's operations and its own map requests. */

@@ -15,4 +15,7 @@
  * request id for the RMA and flush frames. RMA requests start their payload with a
  * {@link dev.rivulet.rio.stream.RmaRequest}.
  */
+@NullMarked
 package dev.rivulet.rio.stream;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,9 +5,13 @@
  * keeps up on its loop until the peer finished or a deadline passed ({@link dev.rivulet.core.engine.wire.Linger}),
  * and how a failure on the receive path, a peer breaking the protocol among them, becomes the typed error that ends
  * the connection ({@link dev.rivulet.core.engine.wire.WireFailures}). A wire keeps only what is specific to its
- * medium. Exported only to Rivulet's backend modules.
+ * medium.
+ *
+ * <p>Incubating transport SPI (see {@link dev.rivulet.core.spi.Incubating}).
  */
 @NullMarked
+@Incubating
 package dev.rivulet.core.engine.wire;
 
+import dev.rivulet.core.spi.Incubating;
 import org.jspecify.annotations.NullMarked;

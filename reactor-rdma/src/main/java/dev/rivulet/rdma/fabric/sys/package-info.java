@@ -44,4 +44,7 @@
  *       errno-based error numbers carry Linux values.</li>
  * </ul>
  */
+@NullMarked
 package dev.rivulet.rdma.fabric.sys;
+
+import org.jspecify.annotations.NullMarked;

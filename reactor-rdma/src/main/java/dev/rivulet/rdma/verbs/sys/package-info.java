@@ -39,4 +39,7 @@
  *       ({@code Pthread}), which the binding accounts for but has not run.</li>
  * </ul>
  */
+@NullMarked
 package dev.rivulet.rdma.verbs.sys;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,4 +8,7 @@
  * <p>Failures surface as {@link dev.rivulet.rio.uring.sys.ErrnoException}, errno captured with
  * {@code Linker.Option.captureCallState("errno")} as in the io_uring binding.
  */
+@NullMarked
 package dev.rivulet.rio.shm.sys;
+
+import org.jspecify.annotations.NullMarked;

@@ -24,4 +24,7 @@
  * captured with {@code Linker.Option.captureCallState("errno")}. The ABI test compiles a C probe against the
  * installed {@code <linux/io_uring.h>} and socket headers and compares every size, offset and constant used here.
  */
+@NullMarked
 package dev.rivulet.rio.uring.sys;
+
+import org.jspecify.annotations.NullMarked;

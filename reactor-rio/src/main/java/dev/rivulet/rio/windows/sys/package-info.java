@@ -13,4 +13,7 @@
  * answers "requires Windows" from the system properties and nothing is loaded; the tests check every layout,
  * constant, GUID byte and prototype against the documented Windows definitions instead.
  */
+@NullMarked
 package dev.rivulet.rio.windows.sys;
+
+import org.jspecify.annotations.NullMarked;
