@@ -61,7 +61,6 @@ class HostMemoryStandInTest {
             MemorySegment back = arena.allocate(1 << 20, 4096);
             MemoryRegion backRegion = transport.memory().register(back);
             m.pinRegion(backRegion);
-            hook.gate = null;
             s.copyToHost(d, 0, back, 1 << 20, e);
             while (!e.isComplete()) {
                 Thread.onSpinWait();

@@ -67,6 +67,8 @@ abstract class StagedPipelineContract {
 
     @AfterEach
     void tearDown() throws Exception {
+        senderHook.openAll(); // a test that failed while holding copies leaves none waiting
+        receiverHook.openAll();
         try {
             for (int i = closeables.size() - 1; i >= 0; i--) {
                 closeables.get(i).close();
@@ -208,27 +210,34 @@ abstract class StagedPipelineContract {
         long size = 32L * CHUNK;
         DeviceBuffer src = r.source(size, 5);
         DeviceBuffer dst = r.destination(size);
-        // The receiver's copies are the slow stage: its credits come late, so chunks wait on the wire while the
-        // sender copies the next ones, which is the overlap two staging buffers must give.
-        senderHook.delayNanos = 200_000;
+        // The receiver's copies are the slow stage: its credits come late, so the sender would run ahead if its
+        // staging were not bounded.
         receiverHook.delayNanos = 1_000_000;
         AtomicInteger maxInUse = new AtomicInteger();
-        AtomicInteger overlapped = new AtomicInteger();
         senderHook.sample = () -> {
             maxInUse.accumulateAndGet(r.tx.stagingInUse(), Math::max);
-            if (r.tx.stagingInNetwork() > 0) {
-                overlapped.incrementAndGet(); // a copy is running while another chunk is on the wire
-            }
             return 0;
         };
         int copiesBefore = senderHook.toHost.get();
+        long handedOverBefore = senderMemory.metrics().copies(CopyDirection.TO_HOST);
+        // The copies of chunks 0 and 1 are held, so what happens meanwhile happens while they are under way.
+        CountDownLatch chunk0 = senderHook.holdFrom(CopyDirection.TO_HOST, copiesBefore + 1);
+        CountDownLatch chunk1 = senderHook.holdFrom(CopyDirection.TO_HOST, copiesBefore + 2);
 
-        StepVerifier.create(Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(src.slice()))).verifyComplete();
+        Mono<Void> transfer = Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(src.slice())).cache();
+        transfer.subscribe(null, e -> { });
 
+        awaitTrue(() -> r.tx.stagingInUse() == 2, "the copy of chunk 1 queued while the copy of chunk 0 runs");
+        chunk0.countDown();
+        // A chunk counts as copied when the pipeline takes its copy's end and hands the chunk to the network.
+        awaitTrue(() -> senderMemory.metrics().copies(CopyDirection.TO_HOST) - handedOverBefore >= 1,
+                "chunk 0 on the wire while the copy of chunk 1 runs");
+        chunk1.countDown();
+
+        StepVerifier.create(transfer).verifyComplete();
         r.assertReceived(dst.slice(), 5);
         assertThat(senderHook.toHost.get() - copiesBefore).isEqualTo(32);
         assertThat(maxInUse.get()).isLessThanOrEqualTo(2);
-        assertThat(overlapped.get()).as("samples taken during copies while a chunk was on the wire").isGreaterThan(0);
         assertStagingReturned(r);
     }
 
@@ -271,12 +280,12 @@ abstract class StagedPipelineContract {
                 .subscribe(null, e -> { });
 
         awaitTrue(() -> got.size() == 1, "the first message");
-        // Wait until the sender stopped copying: its staging buffers are all waiting for credits.
-        int last;
-        do {
-            last = senderHook.toHost.get();
-            Thread.sleep(300);
-        } while (senderHook.toHost.get() != last);
+        // The sender goes on with the second message until its staging buffers all hold chunks that wait for
+        // credits; then it must copy nothing more. A stall is the absence of progress, so after reaching that state
+        // the test watches for a while: a slow machine can only hide a sender that runs on, never fail a stalled one.
+        awaitTrue(() -> r.tx.stagingInUse() == staging && senderHook.toHost.get() - copiesBefore >= 8 + staging,
+                "every staging buffer holding a chunk of the second message");
+        Thread.sleep(300);
         int copied = senderHook.toHost.get() - copiesBefore;
         assertThat(copied).as("chunks copied off the device while the receiver asked for nothing more")
                 .isLessThanOrEqualTo(8 + staging);
@@ -300,7 +309,6 @@ abstract class StagedPipelineContract {
         long size = 64L * CHUNK;
         DeviceBuffer src = r.source(size, 9);
         DeviceBuffer dst = r.destination(size);
-        senderHook.delayNanos = 2_000_000;
         AtomicReference<Throwable> receiveError = new AtomicReference<>();
         CountDownLatch receiveEnded = new CountDownLatch(1);
         r.rx.receiveInto(dst.slice()).subscribe(s -> { }, e -> {
@@ -308,22 +316,25 @@ abstract class StagedPipelineContract {
             receiveEnded.countDown();
         }, receiveEnded::countDown);
         int copiesBefore = senderHook.toHost.get();
+        // Five chunks are copied, the sixth copy is held: the cancel lands in the middle of the message for certain.
+        CountDownLatch sixth = senderHook.holdFrom(CopyDirection.TO_HOST, copiesBefore + 6);
         Disposable send = r.tx.send(src.slice()).subscribe(null, e -> { });
-        awaitTrue(() -> senderHook.toHost.get() - copiesBefore >= 5, "five chunks copied");
+        awaitTrue(() -> senderHook.toHost.get() - copiesBefore >= 6, "five chunks copied");
 
         send.dispose();
 
+        // The receiver learns of the cancel from the abort that closes the message, sent while the copy is held.
+        assertThat(await(receiveEnded)).isTrue();
+        assertThat(receiveError.get()).isInstanceOf(TransferAbortedException.class);
+        sixth.countDown();
         awaitTrue(() -> r.tx.stagingInUse() == 0, "staging buffers back after the cancel");
         int copied = senderHook.toHost.get() - copiesBefore;
         assertThat(copied).as("chunks copied of 64").isLessThan(64);
-        assertThat(await(receiveEnded)).isTrue();
-        assertThat(receiveError.get()).isInstanceOf(TransferAbortedException.class);
         awaitTrue(() -> senderMemory.metrics().transfers(TransferOp.SEND, TransferPath.STAGED, Outcome.CANCELLED)
                 == 1, "the cancelled send counted");
         assertThat(src.pins()).isZero();
 
         // The endpoint carries on: the next message arrives whole.
-        senderHook.delayNanos = 0;
         StepVerifier.create(Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(src.slice()))).verifyComplete();
         r.assertReceived(dst.slice(), 9);
         assertStagingReturned(r);
@@ -336,19 +347,20 @@ abstract class StagedPipelineContract {
         DeviceBuffer first = r.source(size, 21);
         DeviceBuffer second = r.source(size, 22);
         DeviceBuffer dst = r.destination(size);
-        receiverHook.delayNanos = 1_000_000;
         int before = receiverHook.toDevice.get();
+        // Three chunks land, the fourth copy is held until the cancel was asked for: the message is cut midway.
+        CountDownLatch fourth = receiverHook.holdFrom(CopyDirection.TO_DEVICE, before + 4);
         Disposable receiving = r.rx.receiveInto(dst.slice()).subscribe(null, e -> { });
         Mono<Void> sentFirst = r.tx.send(first.slice()).cache();
         sentFirst.subscribe();
-        awaitTrue(() -> receiverHook.toDevice.get() - before >= 3, "three chunks landed");
+        awaitTrue(() -> receiverHook.toDevice.get() - before >= 4, "three chunks landed");
 
         receiving.dispose();
+        fourth.countDown();
 
         // The sender's message still completes: the receiver reads it to its end and drops it.
         StepVerifier.create(sentFirst).expectComplete().verify(TIMEOUT);
         awaitTrue(() -> r.rx.receivedInFlight() == 0 && dst.pins() == 0, "received chunks and destination released");
-        receiverHook.delayNanos = 0;
         StepVerifier.create(Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(second.slice()))).verifyComplete();
         r.assertReceived(dst.slice(), 22);
         assertStagingReturned(r);
@@ -363,22 +375,26 @@ abstract class StagedPipelineContract {
             MemoryRegion window = r.serverTransport.memory().register(arena.allocate(size, 4096), Access.REMOTE_READ,
                     Access.REMOTE_WRITE);
             Grant grant = r.pair.server().grant(window.slice(), Access.REMOTE_READ, Access.REMOTE_WRITE);
-            senderHook.delayNanos = 2_000_000;
+            // Each transfer is cancelled while the copy of its fourth chunk is held: midway, for certain.
             int before = senderHook.toHost.get();
+            CountDownLatch putFourth = senderHook.holdFrom(CopyDirection.TO_HOST, before + 4);
             Disposable put = r.tx.put(src.slice(), grant.remote()).subscribe(null, e -> { });
-            awaitTrue(() -> senderHook.toHost.get() - before >= 3, "three chunks copied");
+            awaitTrue(() -> senderHook.toHost.get() - before >= 4, "three chunks copied");
             put.dispose();
+            putFourth.countDown();
             awaitTrue(() -> r.tx.stagingInUse() == 0, "put staging back");
             assertThat(senderHook.toHost.get() - before).isLessThan(32);
 
             int toDevice = senderHook.toDevice.get();
+            CountDownLatch getFourth = senderHook.holdFrom(CopyDirection.TO_DEVICE, toDevice + 4);
             Disposable get = r.tx.get(grant.remote(), src.slice()).subscribe(null, e -> { });
-            awaitTrue(() -> senderHook.toDevice.get() - toDevice >= 3, "three chunks fetched");
+            awaitTrue(() -> senderHook.toDevice.get() - toDevice >= 4, "three chunks fetched");
             get.dispose();
+            getFourth.countDown();
             awaitTrue(() -> r.tx.stagingInUse() == 0, "get staging back");
+            assertThat(senderHook.toDevice.get() - toDevice).isLessThan(32);
             awaitTrue(() -> src.pins() == 0, "device buffer let go");
 
-            senderHook.delayNanos = 0;
             StepVerifier.create(r.tx.put(src.slice(), grant.remote())).verifyComplete();
             grant.close();
             window.close();
@@ -497,17 +513,20 @@ abstract class StagedPipelineContract {
         long size = 16L * CHUNK;
         DeviceBuffer src = senderMemory.allocate(size);
         DeviceBuffer dst = r.destination(size);
-        senderHook.delayNanos = 1_000_000;
+        // The third copy is held until the buffer was closed: the transfer is under way when it closes.
+        int before = senderHook.toHost.get();
+        CountDownLatch third = senderHook.holdFrom(CopyDirection.TO_HOST, before + 3);
         Mono<Void> sent = r.tx.send(src.slice()).cache();
         sent.subscribe();
         Mono<DeviceSlice> landed = r.rx.receiveInto(dst.slice()).cache();
         landed.subscribe();
-        awaitTrue(() -> senderHook.toHost.get() > 2, "copies under way");
+        awaitTrue(() -> senderHook.toHost.get() - before >= 3, "copies under way");
 
         src.close();
 
         assertThat(src.isOpen()).isFalse();
         assertThat(senderMemory.stats().buffers()).as("still allocated while copies use it").isPositive();
+        third.countDown();
         StepVerifier.create(sent).verifyComplete();
         StepVerifier.create(landed).expectNextCount(1).verifyComplete();
         src.onFree().block(TIMEOUT);
