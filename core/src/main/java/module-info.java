@@ -20,8 +20,8 @@ module dev.rivulet.core {
     exports dev.rivulet.core.spi;
 
     exports dev.rivulet.core.admission to dev.rivulet.rdma, dev.rivulet.rio;
+    exports dev.rivulet.core.credit to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
     exports dev.rivulet.core.engine to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
-    exports dev.rivulet.core.framing to dev.rivulet.rdma, dev.rivulet.rio;
     exports dev.rivulet.core.handshake to dev.rivulet.rdma, dev.rivulet.rio;
     exports dev.rivulet.core.internal to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
     exports dev.rivulet.core.loop to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;

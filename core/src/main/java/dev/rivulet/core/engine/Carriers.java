@@ -1,6 +1,7 @@
 package dev.rivulet.core.engine;
 
-import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.credit.BatchFraming;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 

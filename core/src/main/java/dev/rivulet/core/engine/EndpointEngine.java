@@ -1,5 +1,8 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
+import dev.rivulet.core.credit.CreditLedger;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.BufferFlux;
@@ -15,7 +18,7 @@ import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.credit.BatchFraming;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
@@ -66,7 +69,6 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private static final long UNTIMED = Long.MIN_VALUE;
     private final Capabilities caps;
     private final int sendDepth;
-    private final int receiveDepth;
     private final int sendPrefetch;
     private final Runnable onClosed;
     private final int maxBatchBytes;
@@ -79,15 +81,9 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private int inFlight;
     private int sendsInFlight;
     private int maxSendsInFlight;
-    private long sendCredits;
-    private int receivesPosted;
-    private int maxReceivesPosted;
-    private long creditsOwed;
+    private final CreditLedger ledger;
+    private final CreditGate gate;
     private int controlInFlight;
-    private long creditsGranted;
-    private long creditsReceived;
-    private long messagesSent;
-    private long messagesReceived;
     private long retries;
     private long creditStalls;
     private long stallStart;
@@ -128,10 +124,12 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         this.observer = observer;
         this.caps = wire.capabilities();
         this.sendDepth = caps.sendQueueDepth();
-        this.receiveDepth = caps.receiveQueueDepth();
         this.sendPrefetch = Math.min(sendPrefetch, sendDepth);
         this.onClosed = onClosed;
         this.maxBatchBytes = wire.maxBatchBytes();
+        this.ledger = new CreditLedger(caps.receiveQueueDepth());
+        this.gate = ledger.gate();
+        wire.attach(gate);
     }
 
     /** Starts polling this endpoint's wire. */
@@ -316,9 +314,9 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     private EndpointStats snapshot() {
-        return new EndpointStats(sendCredits, sendsInFlight, maxSendsInFlight, creditsGranted, creditsReceived,
-                messagesSent, messagesReceived, receivesPosted, maxReceivesPosted, pending.size(), retries,
-                creditStalls, batchesSent);
+        return new EndpointStats(ledger.window(), sendsInFlight, maxSendsInFlight, ledger.granted(),
+                ledger.received(), ledger.sentMessages(), ledger.used(), (int) ledger.outstanding(),
+                (int) ledger.maxOutstanding(), pending.size(), retries, creditStalls, batchesSent);
     }
 
     @Override
@@ -551,7 +549,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             try {
                 switch (op.kind) {
                     case SEND -> {
-                        if (sendCredits <= 0) {
+                        if (ledger.window() <= 0) {
                             if (stallStart == 0) {
                                 stallStart = System.nanoTime();
                                 creditStalls++;
@@ -561,7 +559,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                         if (inFlight >= sendDepth) {
                             return work;
                         }
-                        int batched = inFlight > 0 && maxBatchBytes > 0 && sendCredits > 1 ? postBatch() : -1;
+                        int batched = inFlight > 0 && maxBatchBytes > 0 && ledger.window() > 1 ? postBatch() : -1;
                         if (batched == Wire.NO_RESOURCE) {
                             return work;
                         }
@@ -569,19 +567,18 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                             work++;
                             continue;
                         }
-                        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
+                        long grant = ledger.piggybackGrant();
                         rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
                         if (rc == Wire.NO_RESOURCE) {
                             noResource();
                             return work;
                         }
-                        creditsOwed -= grant;
+                        ledger.announced(grant);
                         if (stallStart != 0) {
                             metrics.creditStall(System.nanoTime() - stallStart);
                             stallStart = 0;
                         }
-                        sendCredits--;
-                        messagesSent++;
+                        ledger.sent(1);
                         metrics.bytesSent(op.buffer.length());
                     }
                     case PUT, GET, ATOMIC -> {
@@ -640,14 +637,14 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
      * is nothing to coalesce, otherwise the wire's answer.
      */
     private int postBatch() {
-        Op carrier = carriers.pack(pending, sendCredits, maxBatchBytes, memory);
+        Op carrier = carriers.pack(pending, ledger.window(), maxBatchBytes, memory);
         if (carrier == null) {
             return -1;
         }
         int n = carrier.memberCount;
         carrier.startNanos = startStamp();
         carrier.pin();
-        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
+        long grant = ledger.piggybackGrant();
         int rc;
         try {
             rc = wire.send(ControlWord.encode(ControlWord.BATCH, grant), carrier);
@@ -660,7 +657,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             noResource();
             return rc;
         }
-        creditsOwed -= grant;
+        ledger.announced(grant);
         if (stallStart != 0) {
             metrics.creditStall(System.nanoTime() - stallStart);
             stallStart = 0;
@@ -672,8 +669,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             metrics.posted(OpKind.SEND);
             metrics.bytesSent(m.buffer.length());
         }
-        sendCredits -= n;
-        messagesSent += n;
+        ledger.sent(n);
         batchesSent++;
         if (rc == Wire.DONE) {
             completeCarrier(carrier, null);
@@ -708,24 +704,19 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     /** Grants the credits owed to the peer in a standalone word when no data message can carry them now. */
     private void sendOwedCredits() {
-        if (creditsOwed == 0 || controlInFlight > 0 || closed) {
+        if (controlInFlight > 0 || closed) {
             return;
         }
-        // While the peer still holds three quarters of a window of announced credits it is not starved: let the
-        // grant grow and ride on a data message, instead of a standalone word per cycle (which would double the
-        // messages of a ping-pong). Below that a one-way stream would soon wait for credits a round trip away, so
-        // they go now, a quarter window at a time. Small windows (limitRate) never satisfy this and are granted at
-        // once.
-        if (receivesPosted - creditsOwed >= Math.max(2, receiveDepth - receiveDepth / 4)) {
+        long grant = ledger.standaloneGrant();
+        if (grant == 0) {
             return;
         }
-        long grant = Math.min(creditsOwed, ControlWord.MAX_CREDITS);
         try {
             int rc = wire.send(ControlWord.encode(ControlWord.CREDIT, grant), null);
             if (rc == Wire.NO_RESOURCE) {
                 return;
             }
-            creditsOwed -= grant;
+            ledger.announced(grant);
             if (rc == Wire.POSTED) {
                 controlInFlight++;
             }
@@ -770,52 +761,39 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     @Override
     public void received(long word, Buffer payload) {
-        if (!ControlWord.isValid(word)) {
+        try {
+            CreditGate.checkWord(word);
+        } catch (CreditProtocolException e) {
             if (payload != null) {
                 payload.release();
             }
-            broken(new CreditProtocolException("malformed control word 0x" + Long.toHexString(word)));
+            broken(e);
             return;
         }
-        long credits = ControlWord.credits(word);
-        if (credits > 0) {
-            sendCredits += credits;
-            creditsReceived += credits;
-        }
-        switch (ControlWord.type(word)) {
-            case ControlWord.DATA -> {
+        ledger.peerGranted(ControlWord.credits(word));
+        int type = ControlWord.type(word);
+        switch (type) {
+            case ControlWord.DATA, ControlWord.BATCH -> {
                 if (closed && !peerClosed) {
                     payload.release();
                     return;
                 }
-                if (receivesPosted <= 0) {
+                int n;
+                try {
+                    n = gate.take(type, payload.capacitySegment(), payload.length());
+                } catch (CreditProtocolException e) {
                     payload.release();
-                    broken(new CreditProtocolException("peer sent a message without a credit"));
+                    broken(e);
                     return;
                 }
-                receivesPosted--;
-                messagesReceived++;
-                metrics.bytesReceived(payload.length());
-                undelivered.addLast(payload);
-                serviceReceiver();
-            }
-            case ControlWord.BATCH -> {
-                if (closed && !peerClosed) {
+                if (type == ControlWord.DATA) {
+                    metrics.bytesReceived(payload.length());
+                    undelivered.addLast(payload);
+                } else {
+                    metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
+                    BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
                     payload.release();
-                    return;
                 }
-                int n = BatchFraming.count(payload.capacitySegment(), payload.length());
-                if (n < 0 || n > receivesPosted) {
-                    payload.release();
-                    broken(new CreditProtocolException(n < 0 ? "malformed coalesced frame"
-                            : "peer sent " + n + " coalesced messages with " + receivesPosted + " credits"));
-                    return;
-                }
-                receivesPosted -= n;
-                messagesReceived += n;
-                metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
-                BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
-                payload.release();
                 serviceReceiver();
             }
             case ControlWord.CLOSE -> peerClosed();
@@ -914,17 +892,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             }
             return;
         }
-        long want = Math.min(Math.min(r.demand, receiveDepth), wire.receiveWindow()) - receivesPosted
-                - undelivered.size();
-        if (want > 0) {
-            int n = (int) want;
+        int n = ledger.slotsToGrant(r.demand, wire.receiveWindow(), undelivered.size());
+        if (n > 0) {
+            ledger.grant(n); // first: a wire that admits arrivals finds the new credits in its gate
             wire.postReceives(n);
-            receivesPosted += n;
-            if (receivesPosted > maxReceivesPosted) {
-                maxReceivesPosted = receivesPosted;
-            }
-            creditsOwed += n;
-            creditsGranted += n;
         }
     }
 

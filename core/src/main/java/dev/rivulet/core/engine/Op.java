@@ -1,5 +1,6 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;

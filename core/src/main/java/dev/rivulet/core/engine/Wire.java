@@ -1,12 +1,14 @@
 package dev.rivulet.core.engine;
 
 import dev.rivulet.core.Capabilities;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.memory.AccessScope;
 
 /**
  * What a backend implements per connection: UCT's transport-level endpoint, one native queue pair. The
- * {@link EndpointEngine} above it holds everything transport-neutral (credits, the pending FIFO, the reactive
- * signals), so a wire only posts, polls and reports.
+ * {@link EndpointEngine} above it holds everything transport-neutral (the credit ledger, the pending FIFO, the
+ * reactive signals), so a wire only posts, polls and reports.
  *
  * <p>Every method is called on the endpoint's progress thread only, and a wire never calls back from a post
  * method: completions are reported from {@link #poll(WireEvents)}. Post methods return {@link #POSTED} (a
@@ -30,7 +32,19 @@ public interface Wire extends AccessScope {
      */
     int send(long controlWord, Op op);
 
-    /** Makes room for {@code count} more data messages from the peer (post receive buffers). */
+    /**
+     * Hands this wire its connection's credit gate, once, before anything is posted or polled. A wire that reads a
+     * message before it has memory for it (a byte stream, a shared ring) passes each arriving message through the
+     * gate ({@link CreditGate#admit}, {@link CreditGate#admitBatch}) so that a peer without a credit costs no
+     * buffer; the engine checks whatever a wire hands it without having admitted it, so other wires ignore this.
+     */
+    default void attach(CreditGate gate) {
+    }
+
+    /**
+     * Makes room for {@code count} more data messages from the peer (post receive buffers). The gate counts them as
+     * credits already: a wire needs no count of its own.
+     */
     void postReceives(int count);
 
     /**

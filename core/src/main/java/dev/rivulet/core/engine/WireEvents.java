@@ -1,5 +1,6 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
 

@@ -1,11 +1,13 @@
 package dev.rivulet.core.local;
 
 import dev.rivulet.core.Capabilities;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.Wire;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.error.ConnectionLostException;
+import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
@@ -32,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       completion and {@code flush} has nothing left to wait for.</li>
  * </ul>
  * Credit grants travel through an atomic counter and the close marker through the inbox, behind the data sent
- * before it.
+ * before it. Messages leave the inbox through the connection's {@link CreditGate}, as on the wires that read a
+ * message before it has a buffer, so the conformance kit runs the path those take.
  */
 final class LocalWire implements Wire {
 
@@ -59,6 +62,7 @@ final class LocalWire implements Wire {
     /** Peer threads currently delivering into {@link #inbox}; close waits for them (see {@link #deliver}). */
     private final AtomicInteger delivering = new AtomicInteger();
     private LocalWire peer;
+    private CreditGate gate;
     private volatile boolean closed;
     private boolean peerGoneReported;
 
@@ -101,6 +105,11 @@ final class LocalWire implements Wire {
             return DONE;
         }
         return post(op, controlWord);
+    }
+
+    @Override
+    public void attach(CreditGate gate) {
+        this.gate = gate;
     }
 
     @Override
@@ -164,9 +173,9 @@ final class LocalWire implements Wire {
             if (m == CLOSE_MARKER) {
                 events.received(ControlWord.encode(ControlWord.CLOSE, 0), null);
             } else if (m instanceof BatchArrival(Buffer frame)) {
-                events.received(BATCH_WORD, frame);
+                arrived(events, BATCH_WORD, frame);
             } else {
-                events.received(DATA_WORD, (Buffer) m);
+                arrived(events, DATA_WORD, (Buffer) m);
             }
         }
         if (!closed && peer.closed && !peerGoneReported && inbox.isEmpty()) {
@@ -176,6 +185,22 @@ final class LocalWire implements Wire {
             n++;
         }
         return n;
+    }
+
+    /** Hands a message from the inbox to the engine once the gate has admitted it against the peer's credits. */
+    private void arrived(WireEvents events, long word, Buffer payload) {
+        try {
+            if (word == BATCH_WORD) {
+                gate.admitBatch(payload.capacitySegment(), payload.length());
+            } else {
+                gate.admit();
+            }
+        } catch (CreditProtocolException e) {
+            payload.release();
+            events.broken(e);
+            return;
+        }
+        events.received(word, payload);
     }
 
     private long execute(Op op) {

@@ -1,6 +1,6 @@
 package dev.rivulet.rdma.verbs;
 
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 
 /**

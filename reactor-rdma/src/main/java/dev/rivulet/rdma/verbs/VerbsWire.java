@@ -2,7 +2,7 @@ package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.engine.AtomicOp;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.engine.Wire;
@@ -15,7 +15,7 @@ import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.framing.BatchFraming;
+import dev.rivulet.core.credit.BatchFraming;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.liveness.LivenessSettings;

@@ -6,7 +6,7 @@ import dev.rivulet.conformance.Pair;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
 import dev.rivulet.rdma.fabric.sys.FidCq;

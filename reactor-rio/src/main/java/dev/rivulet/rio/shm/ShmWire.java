@@ -2,7 +2,7 @@ package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.admission.ReceiveBudget;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.OpKind;

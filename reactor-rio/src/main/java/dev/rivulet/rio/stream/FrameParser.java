@@ -1,6 +1,6 @@
 package dev.rivulet.rio.stream;
 
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Buffer;
 

@@ -1,13 +1,13 @@
 package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.admission.ReceiveBudget;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.engine.WireEventQueue;
 import dev.rivulet.core.engine.wire.WireState;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
-import dev.rivulet.core.framing.BatchFraming;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 
@@ -18,8 +18,8 @@ import java.lang.foreign.MemorySegment;
  * {@link FrameParser}, whose frames are dispatched here.
  *
  * <p>The parser decides from each header alone where its payload may go, so a peer's header never makes this side
- * allocate or write on its word: a message gets a pooled buffer of the transport's domain only when the peer holds a
- * credit for it (counted here from the receives the engine posted), and all of it at once only within the
+ * allocate or write on its word: a message gets a pooled buffer of the transport's domain only when the connection's
+ * {@link CreditGate} admitted it (the peer held a credit for it), and all of it at once only within the
  * connection's {@link ReceiveBudget} (else a buffer that grows as the bytes arrive, from {@link #FIRST_PIECE}); a
  * frame trickled to hold that memory ends the connection ({@code security.minReceiveRate}). Where the channel can,
  * the rest of a payload of {@link #DIRECT_RECEIVE_MIN} or more is received straight into its destination (no second
@@ -59,8 +59,8 @@ final class StreamReader {
     /** The start of the receive buffer that a scatter receive fills after the payload's rest. */
     private final MemorySegment scatterTail;
 
-    /** Credits granted to the peer (receives the engine posted) that no message has used yet. */
-    private long credits;
+    /** The connection's credit gate: a message gets a buffer only once the gate found a credit for it. */
+    private CreditGate gate;
     /** Bytes of the last receive not yet fed to the parser (reading paused while the backlog is full). */
     private int unfedOffset;
     private int unfedLength;
@@ -92,9 +92,9 @@ final class StreamReader {
         this.scatterTail = receive.asSlice(0, Math.min(receive.byteSize(), SCATTER_TAIL));
     }
 
-    /** The engine posted {@code count} receives: the peer holds as many more credits. */
-    void credit(int count) {
-        credits += count;
+    /** The connection's credit gate, which counts the credits the engine granted (see {@code Wire#attach}). */
+    void attach(CreditGate gate) {
+        this.gate = gate;
     }
 
     /** A receive completed with {@code res} (bytes, 0 at the end of stream, or a negated error number). */
@@ -261,7 +261,7 @@ final class StreamReader {
         responder.releasePut();
     }
 
-    /** Where the parser's frames go: credits, grants and the FIFO of awaited responses are checked here. */
+    /** Where the parser's frames go: credits (through the gate), grants and awaited responses are checked here. */
     private final class Frames implements FrameParser.Sink {
 
         @Override
@@ -269,11 +269,10 @@ final class StreamReader {
             if (state.isClosed()) {
                 return null; // still draining the socket after close: nobody will read it
             }
-            if (credits <= 0) {
-                throw new CreditProtocolException("peer sent a message without a credit");
-            }
             if (ControlWord.type(word) == ControlWord.DATA) {
-                credits--;
+                gate.admit();
+            } else {
+                gate.requireCredit(); // a coalesced frame: its count is known once it is whole
             }
             if (length <= FIRST_PIECE || budget.commitAhead(length)) {
                 return memory.allocate(length).length(length);
@@ -306,13 +305,12 @@ final class StreamReader {
                 return; // consecutive grants become one arrival
             }
             if (type == ControlWord.BATCH) {
-                int n = BatchFraming.count(payload.capacitySegment(), payload.length());
-                if (n < 0 || n > credits) {
+                try {
+                    gate.admitBatch(payload.capacitySegment(), payload.length());
+                } catch (CreditProtocolException e) {
                     payload.release();
-                    throw new CreditProtocolException(n < 0 ? "malformed coalesced frame"
-                            : "peer sent " + n + " coalesced messages with " + credits + " credits");
+                    throw e;
                 }
-                credits -= n;
             }
             events.received(word, payload);
         }

@@ -2,7 +2,8 @@ package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.admission.ReceiveBudget;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.engine.LivenessMonitor;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.Wire;
@@ -164,10 +165,14 @@ public final class StreamWire implements Wire, ChannelUser {
     }
 
     @Override
+    public void attach(CreditGate gate) {
+        reader.attach(gate);
+    }
+
+    @Override
     public void postReceives(int count) {
         // Payload buffers are taken from the pool as messages arrive, sized to them, and only for messages the
-        // peer has a credit for: these.
-        reader.credit(count);
+        // gate admits: the credits are counted there.
     }
 
     @Override

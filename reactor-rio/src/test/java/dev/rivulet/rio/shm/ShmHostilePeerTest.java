@@ -6,7 +6,7 @@ import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.engine.AtomicOp;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryRegion;

@@ -1,7 +1,7 @@
 package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.internal.Internals;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;

@@ -5,7 +5,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryDomain;

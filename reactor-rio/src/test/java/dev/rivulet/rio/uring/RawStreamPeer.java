@@ -1,6 +1,6 @@
 package dev.rivulet.rio.uring;
 
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.SocketHandshakeIo;

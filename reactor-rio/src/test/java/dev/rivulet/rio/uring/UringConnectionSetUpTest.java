@@ -4,7 +4,7 @@ import dev.rivulet.conformance.TestCertificates;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;

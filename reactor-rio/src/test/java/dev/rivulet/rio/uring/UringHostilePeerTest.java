@@ -3,7 +3,7 @@ package dev.rivulet.rio.uring;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.liveness.LivenessSettings;

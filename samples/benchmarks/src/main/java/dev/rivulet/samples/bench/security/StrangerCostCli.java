@@ -3,7 +3,7 @@ package dev.rivulet.samples.bench.security;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
-import dev.rivulet.core.engine.ControlWord;
+import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.security.SecuritySettings;

@@ -1,4 +1,4 @@
-package dev.rivulet.core.engine;
+package dev.rivulet.core.credit;
 
 /**
  * The 64-bit word every message of the credit protocol carries (see {@code docs/credit-protocol.md}): where the

@@ -1,4 +1,4 @@
-package dev.rivulet.core.framing;
+package dev.rivulet.core.credit;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package dev.rivulet.core.framing;
+package dev.rivulet.core.credit;
 
 import org.junit.jupiter.api.Test;
 
