@@ -302,8 +302,8 @@ final class ShmInitiator {
         }
         long mapId = d.get(ValueLayout.JAVA_LONG, at);
         long fileOffset = d.get(ValueLayout.JAVA_LONG, at + 8);
-        long n = d.get(ValueLayout.JAVA_LONG, at + 16);
-        long base = d.get(ValueLayout.JAVA_LONG, at + 24);
+        long n = Records.third(d, at);
+        long base = Records.fourth(d, at);
         int fd = d.get(ValueLayout.JAVA_INT, at + 32);
         int rights = d.get(ValueLayout.JAVA_INT, at + 36);
         try {

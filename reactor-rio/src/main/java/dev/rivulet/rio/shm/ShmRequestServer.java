@@ -77,10 +77,10 @@ final class ShmRequestServer {
         if (length < Records.RMA_REQUEST_BYTES) {
             throw new ShmProtocolException("put request of " + length + " bytes");
         }
-        long key = d.get(ValueLayout.JAVA_LONG, at);
-        long address = d.get(ValueLayout.JAVA_LONG, at + 8);
-        long n = d.get(ValueLayout.JAVA_LONG, at + 16);
-        long mode = d.get(ValueLayout.JAVA_LONG, at + 24);
+        long key = Records.key(d, at);
+        long address = Records.address(d, at);
+        long n = Records.third(d, at);
+        long mode = Records.fourth(d, at);
         if (n < 0 || n > maxRmaSize) {
             throw new ShmProtocolException("put of " + n + " bytes");
         }
@@ -114,13 +114,11 @@ final class ShmRequestServer {
     }
 
     private void serveGet(long id, MemorySegment d, long at, int length) {
-        if (length != Records.RMA_REQUEST_BYTES) {
-            throw new ShmProtocolException("get request of " + length + " bytes");
-        }
-        long key = d.get(ValueLayout.JAVA_LONG, at);
-        long address = d.get(ValueLayout.JAVA_LONG, at + 8);
-        long n = d.get(ValueLayout.JAVA_LONG, at + 16);
-        long mode = d.get(ValueLayout.JAVA_LONG, at + 24);
+        Records.requireLength(length, Records.RMA_REQUEST_BYTES, "get request");
+        long key = Records.key(d, at);
+        long address = Records.address(d, at);
+        long n = Records.third(d, at);
+        long mode = Records.fourth(d, at);
         if (n < 0 || n > maxRmaSize || (mode != Records.COPY && mode != Records.CROSS_MEMORY)) {
             throw new ShmProtocolException("get of " + n + " bytes, mode " + mode);
         }
@@ -159,13 +157,11 @@ final class ShmRequestServer {
     }
 
     private void serveAtomic(long id, MemorySegment d, long at, int length) {
-        if (length != Records.ATOMIC_REQUEST_BYTES) {
-            throw new ShmProtocolException("atomic request of " + length + " bytes");
-        }
-        long key = d.get(ValueLayout.JAVA_LONG, at);
-        long address = d.get(ValueLayout.JAVA_LONG, at + 8);
-        long operand = d.get(ValueLayout.JAVA_LONG, at + 16);
-        long compare = d.get(ValueLayout.JAVA_LONG, at + 24);
+        Records.requireLength(length, Records.ATOMIC_REQUEST_BYTES, "atomic request");
+        long key = Records.key(d, at);
+        long address = Records.address(d, at);
+        long operand = Records.third(d, at);
+        long compare = Records.fourth(d, at);
         int code = d.get(ValueLayout.JAVA_INT, at + 32);
         int width = d.get(ValueLayout.JAVA_INT, at + 36);
         AtomicOp op = SoftwareTarget.atomicOp(code);
@@ -185,12 +181,10 @@ final class ShmRequestServer {
     }
 
     private void serveMap(long id, MemorySegment d, long at, int length) {
-        if (length != Records.MAP_REQUEST_BYTES) {
-            throw new ShmProtocolException("map request of " + length + " bytes");
-        }
-        long key = d.get(ValueLayout.JAVA_LONG, at);
-        long address = d.get(ValueLayout.JAVA_LONG, at + 8);
-        long n = d.get(ValueLayout.JAVA_LONG, at + 16);
+        Records.requireLength(length, Records.MAP_REQUEST_BYTES, "map request");
+        long key = Records.key(d, at);
+        long address = Records.address(d, at);
+        long n = Records.third(d, at);
         Grant g = n < 0 ? null : target.tryResolve(key, address, n, Access.REMOTE_READ);
         SharedAllocation a = null;
         if (g != null && exported.size() < ShmWire.MAX_MAPPINGS) {
