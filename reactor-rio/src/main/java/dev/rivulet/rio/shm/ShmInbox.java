@@ -27,8 +27,6 @@ final class ShmInbox {
 
     /** The largest buffer the domain's pool keeps (BufferPool's largest size class). */
     private static final int LARGEST_POOLED = 1 << 20;
-    /** A large message beyond the peer's budget starts in a buffer this large, grown as its chunks arrive. */
-    private static final int FIRST_PIECE = 64 << 10;
 
     private final ShmConnection conn;
     private final WireState state;
@@ -147,12 +145,10 @@ final class ShmInbox {
         gate.requireCredit();
         // The record only announces the message; its bytes come chunk by chunk: beyond the peer's receive budget the
         // buffer starts small and grows as they arrive (onChunk).
-        boolean whole = total <= FIRST_PIECE || budget.commitAhead(total);
-        Buffer b = receiveBuffer((int) (whole ? total : FIRST_PIECE));
+        long first = budget.firstPiece(total);
+        Buffer b = receiveBuffer((int) first);
         if (b == null) {
-            if (whole) {
-                budget.frameDone();
-            }
+            budget.frameDone(); // what was reserved for it goes back: the record waits and asks again
             stalled = true;
             return false;
         }
@@ -225,7 +221,7 @@ final class ShmInbox {
      * more (the message then grows as far as it must, from a registration of its own, as receiveBuffer does).
      */
     private void growIncoming(StagedTransfer.Incoming in, long need) {
-        Buffer bigger = memory.allocate((int) Math.min(in.total, Math.max(need, 2L * in.buffer.capacity())));
+        Buffer bigger = memory.allocate((int) ReceiveBudget.nextPiece(in.total, need, in.buffer.capacity()));
         MemorySegment.copy(in.buffer.capacitySegment(), 0, bigger.capacitySegment(), 0, in.done);
         in.buffer.release();
         in.buffer = bigger;

@@ -20,7 +20,8 @@ import java.lang.foreign.MemorySegment;
  * <p>The parser decides from each header alone where its payload may go, so a peer's header never makes this side
  * allocate or write on its word: a message gets a pooled buffer of the transport's domain only when the connection's
  * {@link CreditGate} admitted it (the peer held a credit for it), and all of it at once only within the
- * connection's {@link ReceiveBudget} (else a buffer that grows as the bytes arrive, from {@link #FIRST_PIECE}); a
+ * connection's {@link ReceiveBudget} (else a buffer that grows as the bytes arrive, from
+ * {@link ReceiveBudget#FIRST_PIECE}); a
  * frame trickled to hold that memory ends the connection ({@code security.minReceiveRate}). Where the channel can,
  * the rest of a payload of {@link #DIRECT_RECEIVE_MIN} or more is received straight into its destination (no second
  * copy) by a scatter receive that continues into a little of the receive buffer; for a put only while the peer keeps
@@ -37,11 +38,6 @@ final class StreamReader {
     private static final long SCATTER_TAIL = 4 << 10;
     /** The most of a put's data one receive straight into the granted window may take (see {@link #putDirect}). */
     private static final int PUT_DIRECT_CHUNK = 256 << 10;
-    /**
-     * The first buffer of a message whose memory follows its bytes (beyond the connection's budget); each next one is
-     * twice as large, so it never holds more than twice what arrived, or this.
-     */
-    static final int FIRST_PIECE = 64 << 10;
 
     private final StreamChannel channel;
     private final WireState state;
@@ -274,15 +270,14 @@ final class StreamReader {
             } else {
                 gate.requireCredit(); // a coalesced frame: its count is known once it is whole
             }
-            if (length <= FIRST_PIECE || budget.commitAhead(length)) {
-                return memory.allocate(length).length(length);
-            }
-            return memory.allocate(FIRST_PIECE); // its memory follows its bytes: growMessage
+            long first = budget.firstPiece(length);
+            Buffer b = memory.allocate((int) first);
+            return first == length ? b.length(length) : b; // else its memory follows its bytes: growMessage
         }
 
         @Override
         public Buffer growMessage(int filled, int length) {
-            return memory.allocate((int) Math.min(length, 2L * filled));
+            return memory.allocate((int) ReceiveBudget.nextPiece(length, filled + 1L, filled));
         }
 
         @Override
