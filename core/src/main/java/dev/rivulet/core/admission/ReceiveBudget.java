@@ -25,6 +25,20 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReceiveBudget {
 
+    /**
+     * The first buffer of a frame whose memory follows its bytes; each next one is twice as large
+     * ({@link #nextPiece}), so it never holds more than twice what arrived, or this.
+     */
+    public static final int FIRST_PIECE = 64 << 10;
+
+    /**
+     * The next buffer of a frame of {@code length} bytes whose memory follows its bytes, once {@code need} bytes must
+     * fit where a buffer of {@code current} is full: twice as large, at least {@code need}, at most {@code length}.
+     */
+    public static long nextPiece(long length, long need, long current) {
+        return Math.min(length, Math.max(need, 2 * current));
+    }
+
     private final boolean unlimited;
     private final long limit;
     private final long unauthenticated;
@@ -130,6 +144,15 @@ public final class ReceiveBudget {
             this.allowance = allowance;
             this.maxMessage = maxMessage;
             this.trickle = trickle;
+        }
+
+        /**
+         * The memory to take first for a frame announced at {@code length} bytes: all of it when it is small or the
+         * budget lets the peer commit it ahead ({@link #commitAhead}: reserved until {@link #frameDone()}), else
+         * {@link #FIRST_PIECE}, grown with {@link #nextPiece} as its bytes arrive.
+         */
+        public long firstPiece(long length) {
+            return length <= FIRST_PIECE || commitAhead(length) ? length : FIRST_PIECE;
         }
 
         /**

@@ -4,8 +4,14 @@ import dev.rivulet.core.CloseReason;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.WireEventQueue;
+import dev.rivulet.core.engine.wire.Linger;
+import dev.rivulet.core.engine.wire.PeerProtocolViolation;
+import dev.rivulet.core.engine.wire.WireFailures;
+import dev.rivulet.core.engine.wire.WireLiveness;
+import dev.rivulet.core.engine.wire.WireState;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.remote.SoftwareTarget;
 import dev.rivulet.core.error.AuthenticationException;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.ConnectionLostException;
@@ -66,7 +72,8 @@ public final class ErrorPathClasses {
      */
     private static final Class<?>[] CORE_NESTS = {
             EndpointEngine.class, Op.class, WireEventQueue.class, ProgressLoop.class, MemoryDomain.class, Buffer.class,
-            CloseReason.class, Exceptions.class,
+            CloseReason.class, Exceptions.class, WireState.class, WireLiveness.class, Linger.class,
+            WireFailures.class, PeerProtocolViolation.class, SoftwareTarget.class,
     };
 
     private static volatile boolean coreLoaded;

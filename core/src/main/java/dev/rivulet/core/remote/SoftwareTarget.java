@@ -108,15 +108,7 @@ public final class SoftwareTarget {
 
     /** A put of {@code length} bytes of {@code source} to {@code address} under {@code key}; false when refused. */
     public boolean tryPut(long key, long address, MemorySegment source, long sourceOffset, long length) {
-        Grant g = tryResolve(key, address, length, Access.REMOTE_WRITE);
-        if (g == null) {
-            return false;
-        }
-        try {
-            return copyIn(g, address, source, sourceOffset, length);
-        } finally {
-            release(g);
-        }
+        return transfer(key, address, length, Access.REMOTE_WRITE, source, sourceOffset);
     }
 
     /** As {@link #tryPut}, throwing {@link #refused()}. */
@@ -128,21 +120,28 @@ public final class SoftwareTarget {
 
     /** A get of {@code length} bytes at {@code address} under {@code key}; false when refused. */
     public boolean tryGet(long key, long address, MemorySegment destination, long destinationOffset, long length) {
-        Grant g = tryResolve(key, address, length, Access.REMOTE_READ);
-        if (g == null) {
-            return false;
-        }
-        try {
-            return copyOut(g, address, destination, destinationOffset, length);
-        } finally {
-            release(g);
-        }
+        return transfer(key, address, length, Access.REMOTE_READ, destination, destinationOffset);
     }
 
     /** As {@link #tryGet}, throwing {@link #refused()}. */
     public void get(long key, long address, MemorySegment destination, long destinationOffset, long length) {
         if (!tryGet(key, address, destination, destinationOffset, length)) {
             throw refused();
+        }
+    }
+
+    /** A one-shot put ({@code needed} is {@link Access#REMOTE_WRITE}) or get, pinned for the copy only. */
+    private boolean transfer(long key, long address, long length, Access needed, MemorySegment local,
+                             long localOffset) {
+        Grant g = tryResolve(key, address, length, needed);
+        if (g == null) {
+            return false;
+        }
+        try {
+            return needed == Access.REMOTE_WRITE ? copyIn(g, address, local, localOffset, length)
+                    : copyOut(g, address, local, localOffset, length);
+        } finally {
+            release(g);
         }
     }
 

@@ -1,5 +1,8 @@
 package dev.rivulet.rio.shm;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * The kinds of record in a connection's rings, and where their fields sit in the payload (all 64-bit fields at
  * multiples of 8, native byte order: both ends run on one host). {@code word} is the record header's 64-bit word.
@@ -63,5 +66,32 @@ final class Records {
     static final int MAPPED_BYTES = 40;
 
     private Records() {
+    }
+
+    /** A request's key: field [0] of PUT, GET, ATOMIC and MAP. */
+    static long key(MemorySegment d, long at) {
+        return d.get(ValueLayout.JAVA_LONG, at);
+    }
+
+    /** A request's remote address: field [8] of PUT, GET, ATOMIC and MAP. */
+    static long address(MemorySegment d, long at) {
+        return d.get(ValueLayout.JAVA_LONG, at + 8);
+    }
+
+    /** Field [16]: the length of PUT, GET, MAP and MAPPED, the operand of ATOMIC. */
+    static long third(MemorySegment d, long at) {
+        return d.get(ValueLayout.JAVA_LONG, at + 16);
+    }
+
+    /** Field [24]: the mode of PUT and GET, the compare value of ATOMIC, the window base of MAPPED. */
+    static long fourth(MemorySegment d, long at) {
+        return d.get(ValueLayout.JAVA_LONG, at + 24);
+    }
+
+    /** Refuses a record whose payload is not the {@code expected} size of a {@code what}. */
+    static void requireLength(int length, int expected, String what) {
+        if (length != expected) {
+            throw new ShmProtocolException(what + " of " + length + " bytes");
+        }
     }
 }

@@ -76,7 +76,9 @@ final class ShmTransport extends AbstractTransport {
         SharedRegions r = new SharedRegions(s.offersWindows());
         super(NAME, config, r, ShmOptions.ALL);
         // What failing and closing connections need here, loaded while the process can open files (ErrorPathClasses).
-        ErrorPathClasses.loadNests(ShmWire.class, MappedWindow.class, ShmConnection.class, StagingPool.class);
+        ErrorPathClasses.loadNests(ShmWire.class, ShmOutbox.class, ShmInbox.class, ShmInitiator.class,
+                ShmRequestServer.class, StagedTransfer.class, OwedAnswer.class, MappedWindow.class, ShmConnection.class,
+                StagingPool.class);
         ErrorPathClasses.load(ShmProtocolException.class);
         this.settings = s;
         this.dialled = ReceiveBudget.dialled(config.security(), metrics.budgetCounters());

@@ -78,7 +78,8 @@ public abstract class StreamTransport extends AbstractTransport {
                               List<TransportOption<?>> allOptions, double bandwidth, Duration latency) {
         super(name, config, StreamTransportSettings::softwareRegistration, allOptions);
         // What failing and closing connections of every system layer need, loaded now (see ErrorPathClasses).
-        ErrorPathClasses.loadNests(StreamWire.class, FrameParser.class, TlsChannel.class);
+        ErrorPathClasses.loadNests(StreamWire.class, StreamWriter.class, StreamReader.class, StreamRequests.class,
+                StreamResponder.class, FrameParser.class, TlsChannel.class);
         ErrorPathClasses.load(RmaRequest.class, FrameHeader.class, FrameKind.class, StreamLimits.class);
         this.scheme = scheme;
         this.settings = StreamTransportSettings.from(config, streamOptions);
