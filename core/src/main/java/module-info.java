@@ -8,6 +8,7 @@ module dev.rivulet.core {
     requires transitive micrometer.core;
     requires org.slf4j;
     requires org.jctools.core;
+    requires static org.jspecify;
 
     exports dev.rivulet.core;
     exports dev.rivulet.core.error;
@@ -25,6 +26,7 @@ module dev.rivulet.core {
     exports dev.rivulet.core.internal to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
     exports dev.rivulet.core.loop to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
     exports dev.rivulet.core.metrics to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
+    exports dev.rivulet.core.sys to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
 
     uses dev.rivulet.core.spi.TransportProvider;
     provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.core.local.LocalTransportProvider;

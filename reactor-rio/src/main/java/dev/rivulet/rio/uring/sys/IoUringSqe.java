@@ -22,6 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Msghdr;
+import dev.rivulet.core.sys.Timespec;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -333,7 +336,7 @@ public final class IoUringSqe {
     }
 
     /**
-     * {@code IORING_OP_TIMEOUT}: completes with {@code -ETIME} when {@code timespec} (a {@link KernelTimespec})
+     * {@code IORING_OP_TIMEOUT}: completes with {@code -ETIME} when {@code timespec} (a {@link Timespec})
      * elapses, or with 0 once {@code count} other completions happened (0 = pure timer).
      */
     public IoUringSqe prepTimeout(MemorySegment timespec, int count, int timeoutFlags) {
