@@ -26,7 +26,7 @@ import dev.rivulet.rdma.fabric.sys.FiCqDataEntry;
 import dev.rivulet.rdma.fabric.sys.FiCqErrEntry;
 import dev.rivulet.rdma.fabric.sys.FiMsgRma;
 import dev.rivulet.rdma.fabric.sys.FiRmaIov;
-import dev.rivulet.rdma.fabric.sys.Iovec;
+import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.FidCq;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import dev.rivulet.rdma.fabric.sys.Libfabric;
@@ -249,9 +249,9 @@ final class FabricWire implements Wire {
         for (int i = 0; i < slotCount; i++) {
             MemorySegment m = msgScratch.asSlice(MSG_SCRATCH * i, MSG_SCRATCH);
             msgs[i] = m.asSlice(0, FiMsgRma.SIZE);
-            iovs[i] = m.asSlice(FiMsgRma.SIZE, Iovec.SIZE);
-            rmaIovs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE, FiRmaIov.SIZE);
-            descs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE + FiRmaIov.SIZE, 8);
+            iovs[i] = m.asSlice(FiMsgRma.SIZE, Iovec.BYTE_SIZE);
+            rmaIovs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.BYTE_SIZE, FiRmaIov.SIZE);
+            descs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.BYTE_SIZE + FiRmaIov.SIZE, 8);
         }
     }
 
@@ -480,8 +480,8 @@ final class FabricWire implements Wire {
         MemorySegment iov = iovs[slot];
         MemorySegment rmaIov = rmaIovs[slot];
         MemorySegment desc = descs[slot];
-        Iovec.setIovBase(iov, op.local().segment());
-        Iovec.setIovLen(iov, op.local().length());
+        Iovec.setBase(iov, op.local().segment());
+        Iovec.setLength(iov, op.local().length());
         FiRmaIov.setAddr(rmaIov, op.remote().address());
         FiRmaIov.setLen(rmaIov, op.local().length());
         FiRmaIov.setKey(rmaIov, op.remote().key());

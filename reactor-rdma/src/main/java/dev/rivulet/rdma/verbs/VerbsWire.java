@@ -31,7 +31,7 @@ import dev.rivulet.rdma.verbs.sys.IbvRecvWr;
 import dev.rivulet.rdma.verbs.sys.IbvSendWr;
 import dev.rivulet.rdma.verbs.sys.IbvSge;
 import dev.rivulet.rdma.verbs.sys.IbvWc;
-import dev.rivulet.rdma.verbs.sys.Posix;
+import dev.rivulet.core.sys.Errno;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -401,7 +401,7 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
             int rc = chainError;
             chainError = 0;
             broken(events, new ProviderException("ibv_post_send failed", CompletionErrors.PROVIDER, rc,
-                    Posix.strerror(rc), null));
+                    Errno.describe(rc), null));
         }
         return posted;
     }
@@ -431,7 +431,7 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
         }
         int posted = chainIndex(badWr.get(ValueLayout.ADDRESS, 0).address(), staged);
         sq.markPosted(posted, dueBy);
-        if (rc != Posix.ENOMEM) {
+        if (rc != Errno.ENOMEM) {
             chainError = rc;
         }
         return posted;
@@ -485,8 +485,8 @@ final class VerbsWire implements Wire, LivenessChannel.Listener {
         int control = Math.min(posted, controlToPost);
         controlToPost -= control;
         receivesToPost -= posted - control;
-        if (rc != 0 && rc != Posix.ENOMEM) {
-            return new ProviderException("ibv_post_recv failed", CompletionErrors.PROVIDER, rc, Posix.strerror(rc),
+        if (rc != 0 && rc != Errno.ENOMEM) {
+            return new ProviderException("ibv_post_recv failed", CompletionErrors.PROVIDER, rc, Errno.describe(rc),
                     null);
         }
         return null;

@@ -1,8 +1,8 @@
 package dev.rivulet.rio.uring;
 
 import dev.rivulet.core.handshake.HandshakeIo;
-import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.core.sys.Pollfd;
 

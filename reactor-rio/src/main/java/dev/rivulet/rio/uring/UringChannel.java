@@ -3,16 +3,16 @@ package dev.rivulet.rio.uring;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_CQE_F_MORE;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_CQE_F_NOTIF;
 
-import dev.rivulet.rio.stream.StreamChannel;
-import dev.rivulet.rio.stream.ChannelUser;
+import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.ErrnoException;
-import dev.rivulet.rio.uring.sys.IoUringSqe;
 import dev.rivulet.core.sys.Iovec;
-import dev.rivulet.core.sys.Msghdr;
-import dev.rivulet.core.sys.Mappings;
-import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.Mappings;
+import dev.rivulet.core.sys.Msghdr;
+import dev.rivulet.rio.stream.ChannelUser;
+import dev.rivulet.rio.stream.StreamChannel;
+import dev.rivulet.rio.uring.sys.IoUringSqe;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,11 +1,11 @@
 package dev.rivulet.rio.uring;
 
 import dev.rivulet.core.admission.AdmissionControl;
-import dev.rivulet.rio.stream.AcceptingListener;
+import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.ErrnoException;
-import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.rio.stream.AcceptingListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

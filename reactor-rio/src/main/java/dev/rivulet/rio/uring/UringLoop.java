@@ -12,12 +12,12 @@ import dev.rivulet.core.loop.LoopFaults;
 import dev.rivulet.core.loop.Pollable;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.loop.Waiter;
-import dev.rivulet.rio.uring.sys.CqeHandler;
+import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.rio.uring.sys.CqeHandler;
 import dev.rivulet.rio.uring.sys.IoUring;
 import dev.rivulet.rio.uring.sys.IoUringSqe;
-import dev.rivulet.core.sys.Descriptors;
-import dev.rivulet.core.sys.LibcSockets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,6 +3,7 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Iovec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -95,11 +96,11 @@ public final class Ibverbs {
     /** {@code struct ibv_device **ibv_get_device_list(int *num_devices)}. */
     public static DeviceList getDeviceList() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment n = a.allocate(JAVA_INT);
             MemorySegment list = (MemorySegment) api().getDeviceList.invokeExact(capture, n);
             if (list.address() == 0) {
-                return new DeviceList(MemorySegment.NULL, 0, VerbsDispatch.errno(capture));
+                return new DeviceList(MemorySegment.NULL, 0, Downcalls.errno(capture));
             }
             int count = n.get(JAVA_INT, 0);
             return new DeviceList(VerbsDispatch.sized(list, ADDRESS.byteSize() * (count + 1L)), count, 0);
@@ -224,7 +225,7 @@ public final class Ibverbs {
      */
     public static MemorySegment regMr(MemorySegment pd, MemorySegment addr, long length, int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regMr.invokeExact(capture, pd, addr, length, access);
             return IbvMr.of(checkPointer("ibv_reg_mr", mr, capture));
         } catch (Throwable t) {
@@ -239,7 +240,7 @@ public final class Ibverbs {
      */
     public static MemorySegment regMrIova2(MemorySegment pd, MemorySegment addr, long length, long iova, int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regMrIova2.invokeExact(capture, pd, addr, length, iova, access);
             return IbvMr.of(checkPointer("ibv_reg_mr_iova2", mr, capture));
         } catch (Throwable t) {
@@ -254,7 +255,7 @@ public final class Ibverbs {
     public static MemorySegment regDmabufMr(MemorySegment pd, long offset, long length, long iova, int fd,
                                             int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regDmabufMr.invokeExact(capture, pd, offset, length, iova, fd,
                     access);
             return IbvMr.of(checkPointer("ibv_reg_dmabuf_mr", mr, capture));
@@ -299,7 +300,7 @@ public final class Ibverbs {
     public static MemorySegment createCq(MemorySegment context, int cqe, MemorySegment cqContext,
                                          MemorySegment channel, int compVector) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment cq = (MemorySegment) api().createCq.invokeExact(capture, context, cqe, cqContext, channel,
                     compVector);
             return IbvCq.of(checkPointer("ibv_create_cq", cq, capture));
@@ -329,7 +330,7 @@ public final class Ibverbs {
                                  MemorySegment capture) {
         try {
             int rc = (int) api().getCqEvent.invokeExact(capture, channel, cq, cqContext);
-            return rc == 0 ? 0 : -Math.max(1, VerbsDispatch.errno(capture));
+            return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
             throw VerbsDispatch.rethrow(t);
         }
@@ -337,7 +338,7 @@ public final class Ibverbs {
 
     /** Scratch for {@link #getCqEvent}'s {@code errno}, owned by the caller's arena. */
     public static MemorySegment errnoCapture(Arena arena) {
-        return VerbsDispatch.errnoSegment(arena);
+        return Downcalls.errnoState(arena);
     }
 
     /** {@code void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)}. */
@@ -357,7 +358,7 @@ public final class Ibverbs {
      */
     public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment qp = (MemorySegment) api().createQp.invokeExact(capture, pd, initAttr);
             return IbvQp.of(checkPointer("ibv_create_qp", qp, capture));
         } catch (Throwable t) {
@@ -406,7 +407,7 @@ public final class Ibverbs {
 
     private static MemorySegment notNull(String call, MethodHandle h, MemorySegment arg) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment p = (MemorySegment) h.invokeExact(capture, arg);
             return checkPointer(call, p, capture);
         } catch (Throwable t) {
@@ -416,7 +417,7 @@ public final class Ibverbs {
 
     private static MemorySegment checkPointer(String call, MemorySegment p, MemorySegment capture) {
         if (p.address() == 0) {
-            throw new VerbsException(call, VerbsDispatch.errno(capture));
+            throw new VerbsException(call, Downcalls.errno(capture));
         }
         return p;
     }
