@@ -14,7 +14,6 @@ import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.loop.Waiter;
 import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.ErrnoException;
-import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rio.uring.sys.CqeHandler;
 import dev.rivulet.rio.uring.sys.IoUring;
 import dev.rivulet.rio.uring.sys.IoUringSqe;

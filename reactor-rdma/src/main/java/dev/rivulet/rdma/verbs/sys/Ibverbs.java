@@ -105,7 +105,7 @@ public final class Ibverbs {
             int count = n.get(JAVA_INT, 0);
             return new DeviceList(VerbsDispatch.sized(list, ADDRESS.byteSize() * (count + 1L)), count, 0);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -117,7 +117,7 @@ public final class Ibverbs {
         try {
             api().freeDeviceList.invokeExact(list);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -126,7 +126,7 @@ public final class Ibverbs {
         try {
             return VerbsDispatch.string((MemorySegment) api().getDeviceName.invokeExact(device));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -145,7 +145,7 @@ public final class Ibverbs {
         try {
             return (int) api().closeDevice.invokeExact(context);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -154,7 +154,7 @@ public final class Ibverbs {
         try {
             return (int) api().queryDevice.invokeExact(context, attr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -177,7 +177,7 @@ public final class Ibverbs {
             attr.fill((byte) 0);
             return (int) api().queryPort.invokeExact(context, (byte) port, attr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -194,7 +194,7 @@ public final class Ibverbs {
         try {
             return (int) api().queryGid.invokeExact(context, (byte) port, index, gid);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -210,7 +210,7 @@ public final class Ibverbs {
         try {
             return (int) api().deallocPd.invokeExact(pd);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -229,7 +229,7 @@ public final class Ibverbs {
             MemorySegment mr = (MemorySegment) api().regMr.invokeExact(capture, pd, addr, length, access);
             return IbvMr.of(checkPointer("ibv_reg_mr", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -244,7 +244,7 @@ public final class Ibverbs {
             MemorySegment mr = (MemorySegment) api().regMrIova2.invokeExact(capture, pd, addr, length, iova, access);
             return IbvMr.of(checkPointer("ibv_reg_mr_iova2", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -260,7 +260,7 @@ public final class Ibverbs {
                     access);
             return IbvMr.of(checkPointer("ibv_reg_dmabuf_mr", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -269,7 +269,7 @@ public final class Ibverbs {
         try {
             return (int) api().deregMr.invokeExact(mr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -285,7 +285,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyCompChannel.invokeExact(channel);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -305,7 +305,7 @@ public final class Ibverbs {
                     compVector);
             return IbvCq.of(checkPointer("ibv_create_cq", cq, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -314,7 +314,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyCq.invokeExact(cq);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -332,7 +332,7 @@ public final class Ibverbs {
             int rc = (int) api().getCqEvent.invokeExact(capture, channel, cq, cqContext);
             return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -346,7 +346,7 @@ public final class Ibverbs {
         try {
             api().ackCqEvents.invokeExact(cq, nevents);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -362,7 +362,7 @@ public final class Ibverbs {
             MemorySegment qp = (MemorySegment) api().createQp.invokeExact(capture, pd, initAttr);
             return IbvQp.of(checkPointer("ibv_create_qp", qp, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -374,7 +374,7 @@ public final class Ibverbs {
         try {
             return (int) api().modifyQp.invokeExact(qp, attr, mask);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -383,7 +383,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyQp.invokeExact(qp);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -399,7 +399,7 @@ public final class Ibverbs {
             String s = VerbsDispatch.string((MemorySegment) Loaded.API.wcStatusStr.invokeExact(status));
             return s == null ? WcStatusNames.name(status) : s;
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -411,7 +411,7 @@ public final class Ibverbs {
             MemorySegment p = (MemorySegment) h.invokeExact(capture, arg);
             return checkPointer(call, p, capture);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 

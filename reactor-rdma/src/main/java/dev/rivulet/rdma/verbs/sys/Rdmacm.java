@@ -66,7 +66,7 @@ public final class Rdmacm {
             }
             return RdmaEventChannel.of(ch);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -75,7 +75,7 @@ public final class Rdmacm {
         try {
             api().destroyEventChannel.invokeExact(channel);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -127,7 +127,7 @@ public final class Rdmacm {
         try {
             api().destroyQp.invokeExact(id);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -158,7 +158,7 @@ public final class Rdmacm {
             int rc = (int) api().reject.invokeExact(capture, id, privateData, (byte) privateData.byteSize());
             return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -190,7 +190,7 @@ public final class Rdmacm {
         try {
             return VerbsDispatch.string((MemorySegment) Loaded.API.eventStr.invokeExact(event));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -201,7 +201,7 @@ public final class Rdmacm {
             return Short.toUnsignedInt(java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? be
                     : Short.reverseBytes(be));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -221,7 +221,7 @@ public final class Rdmacm {
             }
             return VerbsDispatch.sized(list, ADDRESS.byteSize() * (count.get(JAVA_INT, 0) + 1L));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -233,7 +233,7 @@ public final class Rdmacm {
         try {
             api().freeDevices.invokeExact(list);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -248,7 +248,7 @@ public final class Rdmacm {
             int rc = (int) h.invokeWithArguments(all);
             return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 

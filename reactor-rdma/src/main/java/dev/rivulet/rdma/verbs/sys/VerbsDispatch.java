@@ -3,9 +3,7 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.GroupLayout;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -102,25 +100,5 @@ final class VerbsDispatch {
     static String string(MemorySegment pointer) {
         long address = pointer.address();
         return address == 0 ? null : ALL.getString(address);
-    }
-
-    /** Byte offset of a member given by its path (e.g. {@code "wr", "rdma", "rkey"}). */
-    static long offset(GroupLayout layout, String... path) {
-        MemoryLayout.PathElement[] elements = new MemoryLayout.PathElement[path.length];
-        for (int i = 0; i < path.length; i++) {
-            elements[i] = MemoryLayout.PathElement.groupElement(path[i]);
-        }
-        return layout.byteOffset(elements);
-    }
-
-    /** {@code invokeExact} declares Throwable; downcalls throw only unchecked exceptions, pass them on as such. */
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException("unexpected exception from a verbs downcall", t);
     }
 }
