@@ -124,18 +124,12 @@ final class CmEvents implements AutoCloseable {
     CmEvents(String name) {
         this.channel = Rdmacm.createEventChannel();
         this.channelFd = RdmaEventChannel.fd(channel);
-        int fd = -1;
         try {
-            fd = Descriptors.eventfd(0, Descriptors.EFD_NONBLOCK | Descriptors.EFD_CLOEXEC);
-            Descriptors.setNonBlocking(channelFd, true);
+            this.wakeFd = WakeFd.open(channelFd);
         } catch (ErrnoException e) {
-            if (fd >= 0) {
-                Descriptors.close(fd);
-            }
             Rdmacm.destroyEventChannel(channel);
             throw new IllegalStateException("cannot set up the rdma_cm event channel's wait", e);
         }
-        this.wakeFd = fd;
         this.thread = Thread.ofPlatform().daemon().name("rivulet-verbs-cm-" + name).start(this::run);
     }
 
@@ -188,7 +182,7 @@ final class CmEvents implements AutoCloseable {
                 Pollfd.set(fds, 1, wakeFd, Descriptors.POLLIN);
                 int n = Descriptors.ppoll(fds, 2, POLL_NANOS, timespec, capture);
                 if (n > 0 && (Pollfd.revents(fds, 1) & Descriptors.POLLIN) != 0) {
-                    Descriptors.read(wakeFd, eight);
+                    WakeFd.drain(wakeFd, eight);
                 }
                 if (n > 0 && (Pollfd.revents(fds, 0) & Descriptors.POLLIN) != 0) {
                     readAll(out);
@@ -244,7 +238,7 @@ final class CmEvents implements AutoCloseable {
     public void close() {
         running = false;
         try (Arena a = Arena.ofConfined()) {
-            CompletionWaiter.signal(wakeFd, a.allocate(8, 8));
+            WakeFd.signal(wakeFd, a.allocate(8, 8));
         }
         try {
             thread.join(2_000);

@@ -56,19 +56,13 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
         this.channel = Ibverbs.createCompChannel(device.context);
         this.channelFd = IbvCompChannel.fd(channel);
         this.compVector = compVector;
-        int fd = -1;
         try {
-            fd = Descriptors.eventfd(0, Descriptors.EFD_NONBLOCK | Descriptors.EFD_CLOEXEC);
-            Descriptors.setNonBlocking(channelFd, true);
+            this.wakeFd = WakeFd.open(channelFd);
         } catch (ErrnoException e) {
-            if (fd >= 0) {
-                Descriptors.close(fd);
-            }
             Ibverbs.destroyCompChannel(channel);
             arena.close();
             throw new IllegalStateException("cannot set up the completion channel's wait", e);
         }
-        this.wakeFd = fd;
     }
 
     /** The channel the CQs of this thread's connections are created on. */
@@ -108,7 +102,7 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
             return; // timeout or a signal: the loop polls again either way
         }
         if ((Pollfd.revents(fds, 1) & Descriptors.POLLIN) != 0) {
-            Descriptors.read(wakeFd, drainWord); // resets the counter; EAGAIN when another drain came first
+            WakeFd.drain(wakeFd, drainWord);
         }
         if ((Pollfd.revents(fds, 0) & Descriptors.POLLIN) != 0) {
             ackEvents();
@@ -131,17 +125,8 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
 
     @Override
     public void wake(Thread loopThread) {
-        signal(wakeFd, wakeWord);
+        WakeFd.signal(wakeFd, wakeWord);
         LockSupport.unpark(loopThread);
-    }
-
-    /**
-     * Adds 1 to an eventfd's counter (makes it readable); errors are ignored, a full counter is readable anyway.
-     * Shared with {@link CmEvents}.
-     */
-    static void signal(int eventFd, MemorySegment eightBytes) {
-        eightBytes.set(ValueLayout.JAVA_LONG, 0, 1L);
-        Descriptors.write(eventFd, eightBytes);
     }
 
     /** After every connection of the thread is gone (the CQs are destroyed). */
