@@ -23,7 +23,7 @@ public final class Iovec {
             JAVA_LONG.withName("iov_len")
     ).withName("iovec");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle BASE = LAYOUT.varHandle(groupElement("iov_base"));
     private static final VarHandle LEN = LAYOUT.varHandle(groupElement("iov_len"));
@@ -33,7 +33,7 @@ public final class Iovec {
 
     /** Writes element {@code index} of an iovec array to describe {@code buffer}. */
     public static void set(MemorySegment array, long index, MemorySegment buffer) {
-        long base = index * BYTE_SIZE;
+        long base = index * SIZE;
         BASE.set(array, base, buffer);
         LEN.set(array, base, buffer.byteSize());
     }
@@ -52,7 +52,7 @@ public final class Iovec {
      * valid (another process's memory, for {@code process_vm_readv}).
      */
     public static void set(MemorySegment array, long index, long address, long length) {
-        long base = index * BYTE_SIZE;
+        long base = index * SIZE;
         array.set(JAVA_LONG, base, address); // iov_base: a 64-bit pointer on x86-64 and aarch64
         LEN.set(array, base, length);
     }
@@ -68,10 +68,10 @@ public final class Iovec {
     }
 
     public static long base(MemorySegment array, long index) {
-        return ((MemorySegment) BASE.get(array, index * BYTE_SIZE)).address();
+        return ((MemorySegment) BASE.get(array, index * SIZE)).address();
     }
 
     public static long length(MemorySegment array, long index) {
-        return (long) LEN.get(array, index * BYTE_SIZE);
+        return (long) LEN.get(array, index * SIZE);
     }
 }

@@ -22,7 +22,7 @@ public final class Pollfd {
     private static final VarHandle EVENTS = LAYOUT.varHandle(groupElement("events"));
     private static final VarHandle REVENTS = LAYOUT.varHandle(groupElement("revents"));
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private Pollfd() {
     }
@@ -34,7 +34,7 @@ public final class Pollfd {
 
     /** As {@link #set(MemorySegment, int, int)}, for element {@code index} of a {@code struct pollfd} array. */
     public static void set(MemorySegment array, long index, int fd, int events) {
-        long base = index * BYTE_SIZE;
+        long base = index * SIZE;
         FD.set(array, base, fd);
         EVENTS.set(array, base, (short) events);
         REVENTS.set(array, base, (short) 0);
@@ -46,6 +46,6 @@ public final class Pollfd {
 
     /** The events that happened to element {@code index} of a {@code struct pollfd} array. */
     public static int revents(MemorySegment array, long index) {
-        return Short.toUnsignedInt((short) REVENTS.get(array, index * BYTE_SIZE));
+        return Short.toUnsignedInt((short) REVENTS.get(array, index * SIZE));
     }
 }

@@ -22,7 +22,7 @@
  * Every native struct, here and in the backends, has one small final class named after the C struct and never
  * instantiated. It owns the struct's {@code public static final StructLayout LAYOUT}, built with the C member names
  * and explicit padding (so {@code LAYOUT.byteSize()} and every offset match the header), and its
- * {@code BYTE_SIZE}. It resolves its accessors once from {@code LAYOUT} by member name into {@code private static
+ * {@code SIZE}. It resolves its accessors once from {@code LAYOUT} by member name into {@code private static
  * final} {@code VarHandle}s (or byte offsets, where a struct is read through raw pointers), and offers typed static
  * accessors that take the {@code MemorySegment} holding the struct (and an index for arrays of it). No other code
  * computes an offset of that struct. An ABI test compiles a C probe against the real header and compares the size

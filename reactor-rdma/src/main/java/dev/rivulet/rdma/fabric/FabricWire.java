@@ -249,9 +249,9 @@ final class FabricWire implements Wire {
         for (int i = 0; i < slotCount; i++) {
             MemorySegment m = msgScratch.asSlice(MSG_SCRATCH * i, MSG_SCRATCH);
             msgs[i] = m.asSlice(0, FiMsgRma.SIZE);
-            iovs[i] = m.asSlice(FiMsgRma.SIZE, Iovec.BYTE_SIZE);
-            rmaIovs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.BYTE_SIZE, FiRmaIov.SIZE);
-            descs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.BYTE_SIZE + FiRmaIov.SIZE, 8);
+            iovs[i] = m.asSlice(FiMsgRma.SIZE, Iovec.SIZE);
+            rmaIovs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE, FiRmaIov.SIZE);
+            descs[i] = m.asSlice(FiMsgRma.SIZE + Iovec.SIZE + FiRmaIov.SIZE, 8);
         }
     }
 

@@ -56,7 +56,7 @@ public final class CrossMemory {
         MemorySegment state = Downcalls.threadState();
         long r;
         try {
-            r = (long) h.invokeExact(state, pid, iov, 1L, iov.asSlice(Iovec.BYTE_SIZE, Iovec.BYTE_SIZE), 1L, 0L);
+            r = (long) h.invokeExact(state, pid, iov, 1L, iov.asSlice(Iovec.SIZE, Iovec.SIZE), 1L, 0L);
         } catch (Throwable t) {
             throw Downcalls.rethrow(t);
         }

@@ -127,7 +127,7 @@ public final class IoUring implements AutoCloseable {
         int sqArrayOff = IoSqringOffsets.array(params, sq);
         this.cqesOff = Integer.toUnsignedLong(IoCqringOffsets.cqes(params, cq));
         this.cqeShift = (setupFlags & IORING_SETUP_CQE32) != 0 ? 5 : 4;
-        long sqeSize = (setupFlags & IORING_SETUP_SQE128) != 0 ? 2 * IoUringSqe.BYTE_SIZE : IoUringSqe.BYTE_SIZE;
+        long sqeSize = (setupFlags & IORING_SETUP_SQE128) != 0 ? 2 * IoUringSqe.SIZE : IoUringSqe.SIZE;
 
         // Sizes per io_uring_setup(2): the SQ ring ends with the index array, the CQ ring with the CQE array.
         long sqRingSize = Integer.toUnsignedLong(sqArrayOff) + (long) sqEntries * SQ_ARRAY_ENTRY_BYTES;

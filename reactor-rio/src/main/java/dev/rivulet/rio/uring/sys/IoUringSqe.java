@@ -66,7 +66,7 @@ public final class IoUringSqe {
             JAVA_LONG.withName("__pad2")
     ).withName("io_uring_sqe");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle OPCODE = LAYOUT.varHandle(groupElement("opcode"));
     private static final VarHandle FLAGS = LAYOUT.varHandle(groupElement("flags"));
@@ -84,10 +84,10 @@ public final class IoUringSqe {
 
     private final MemorySegment slot;
 
-    /** A flyweight over {@code slot}, which must be at least {@link #BYTE_SIZE} bytes and 8-byte aligned. */
+    /** A flyweight over {@code slot}, which must be at least {@link #SIZE} bytes and 8-byte aligned. */
     public IoUringSqe(MemorySegment slot) {
-        if (slot.byteSize() < BYTE_SIZE) {
-            throw new IllegalArgumentException("an SQE slot needs " + BYTE_SIZE + " bytes, got " + slot.byteSize());
+        if (slot.byteSize() < SIZE) {
+            throw new IllegalArgumentException("an SQE slot needs " + SIZE + " bytes, got " + slot.byteSize());
         }
         this.slot = slot;
     }

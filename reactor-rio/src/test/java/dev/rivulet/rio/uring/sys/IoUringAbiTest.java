@@ -149,7 +149,7 @@ class IoUringAbiTest {
                         .containsExactly(java.get(javaMember)));
         assertThat(members.get("io_uring_probe.ops")[0]).as("io_uring_probe.ops follows the header")
                 .isEqualTo(IoUringProbe.LAYOUT.byteSize());
-        assertThat(IoUringProbeOp.BYTE_SIZE).isEqualTo(sizes.get("io_uring_probe_op"));
+        assertThat(IoUringProbeOp.SIZE).isEqualTo(sizes.get("io_uring_probe_op"));
         assertThat(Timespec.LAYOUT.byteSize()).as("sizeof(__kernel_timespec)").isEqualTo(sizes.get("__kernel_timespec"));
     }
 
