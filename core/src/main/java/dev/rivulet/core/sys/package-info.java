@@ -10,12 +10,14 @@
  *       names and texts for them, and the exception a failed call throws.</li>
  *   <li>{@link dev.rivulet.core.sys.Libc} (C heap, environment, versioned symbols, {@code syscall}, clocks),
  *       {@link dev.rivulet.core.sys.Mappings} ({@code mmap}, page size), {@link dev.rivulet.core.sys.Descriptors}
- *       ({@code close}, {@code read}/{@code write}, {@code fcntl}, {@code eventfd}, {@code poll}/{@code ppoll}) and
- *       {@link dev.rivulet.core.sys.LibcSockets} (sockets and their addresses).</li>
+ *       ({@code close}, {@code read}/{@code write}, {@code fcntl}, {@code eventfd}, {@code poll}/{@code ppoll}),
+ *       {@link dev.rivulet.core.sys.Epoll} and {@link dev.rivulet.core.sys.LibcSockets} (sockets and their
+ *       addresses).</li>
  *   <li>The POSIX structs: {@link dev.rivulet.core.sys.Iovec}, {@link dev.rivulet.core.sys.SockaddrIn},
  *       {@link dev.rivulet.core.sys.SockaddrIn6}, {@link dev.rivulet.core.sys.SockaddrStorage},
  *       {@link dev.rivulet.core.sys.Timespec}, {@link dev.rivulet.core.sys.Pollfd},
- *       {@link dev.rivulet.core.sys.Msghdr}, {@link dev.rivulet.core.sys.Linger}.</li>
+ *       {@link dev.rivulet.core.sys.Msghdr}, {@link dev.rivulet.core.sys.Linger},
+ *       {@link dev.rivulet.core.sys.EpollEvent}.</li>
  * </ul>
  *
  * <h2>Binding a struct</h2>

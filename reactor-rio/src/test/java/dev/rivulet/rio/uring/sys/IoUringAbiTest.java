@@ -3,6 +3,8 @@ package dev.rivulet.rio.uring.sys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Epoll;
+import dev.rivulet.core.sys.EpollEvent;
 import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.core.sys.Libc;
@@ -53,12 +55,13 @@ class IoUringAbiTest {
             IoUringParams.LAYOUT, IoSqringOffsets.LAYOUT, IoCqringOffsets.LAYOUT, IoUringSqe.LAYOUT,
             IoUringCqe.LAYOUT, IoUringGeteventsArg.LAYOUT, Timespec.LAYOUT, IoUringProbe.LAYOUT,
             IoUringProbeOp.LAYOUT, Iovec.LAYOUT, Msghdr.LAYOUT, IoUringRsrcRegister.LAYOUT, IoUringRsrcUpdate2.LAYOUT,
-            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT, Pollfd.LAYOUT, Linger.LAYOUT);
+            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT, Pollfd.LAYOUT, Linger.LAYOUT,
+            EpollEvent.LAYOUT);
 
     /** Every class whose static final int/long fields are C constants under the same names. */
     private static final List<Class<?>> CONSTANT_CLASSES = List.of(
             IoUringConstants.class, Errno.class, LibcSockets.class, IoUringSyscalls.class, Libc.class,
-            Mappings.class, Descriptors.class, IoUringGeteventsArg.class);
+            Mappings.class, Descriptors.class, Epoll.class, IoUringGeteventsArg.class);
 
     /**
      * C members the Java layouts model through another member: union aliases written through the union's first

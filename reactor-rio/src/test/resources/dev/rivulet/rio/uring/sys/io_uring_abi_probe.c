@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -138,6 +139,10 @@ static void layouts(void) {
     MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", tags);
     MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", nr);
     MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", resv2);
+
+    STRUCT(struct epoll_event, "epoll_event");
+    MEMBER(struct epoll_event, "epoll_event", events);
+    MEMBER(struct epoll_event, "epoll_event", data);
 
     STRUCT(struct timespec, "timespec");
     MEMBER(struct timespec, "timespec", tv_sec);
@@ -427,6 +432,12 @@ static void constants(void) {
     CONST(POLLNVAL);
     CONST(F_SETFD);
     CONST(FD_CLOEXEC);
+
+    /* Epoll */
+    CONST(EPOLLIN);
+    CONST(EPOLL_CTL_ADD);
+    CONST(EPOLL_CTL_DEL);
+    CONST(EPOLL_CLOEXEC);
 }
 
 int main(void) {
