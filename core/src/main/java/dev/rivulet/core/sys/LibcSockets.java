@@ -21,7 +21,8 @@ import java.net.InetSocketAddress;
  * {@link Descriptors}' calls.
  *
  * <p>These are control-path calls: failures throw {@link ErrnoException}, and small scratch buffers come from a
- * short-lived confined arena per call. Constant values are Linux x86-64/aarch64 (checked by the io_uring ABI test against the headers).
+ * short-lived confined arena per call. Constant values are Linux x86-64/aarch64 (checked by the io_uring ABI test
+ * against the headers).
  */
 public final class LibcSockets {
 

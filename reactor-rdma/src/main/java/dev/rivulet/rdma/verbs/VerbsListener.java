@@ -94,7 +94,8 @@ final class VerbsListener extends AbstractListener {
             InetSocketAddress local = new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
             int rc = Rdmacm.bindAddr(listenId, LibcSockets.sockaddr(a, local));
             if (rc == -Errno.EADDRINUSE) {
-                rc = Rdmacm.bindAddr(listenId, LibcSockets.sockaddr(a, new InetSocketAddress(server.getInetAddress(), 0)));
+                InetSocketAddress anyPort = new InetSocketAddress(server.getInetAddress(), 0);
+                rc = Rdmacm.bindAddr(listenId, LibcSockets.sockaddr(a, anyPort));
             }
             VerbsTransport.check("rdma_bind_addr", rc);
         }

@@ -94,7 +94,10 @@ public final class Rdmacm {
         return call(api().destroyId, id);
     }
 
-    /** {@code int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)} (a {@link dev.rivulet.core.sys.SockaddrIn} or {@link dev.rivulet.core.sys.SockaddrIn6}). */
+    /**
+     * {@code int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)} (a
+     * {@link dev.rivulet.core.sys.SockaddrIn} or {@link dev.rivulet.core.sys.SockaddrIn6}).
+     */
     public static int bindAddr(MemorySegment id, MemorySegment addr) {
         return call(api().bindAddr, id, addr);
     }

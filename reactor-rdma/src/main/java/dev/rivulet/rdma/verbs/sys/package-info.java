@@ -19,8 +19,9 @@
  *       unions are named {@code $anon_*}), its offsets as {@code static final}s, and typed accessors or whole-struct
  *       encoders ({@link dev.rivulet.rdma.verbs.sys.IbvSendWr}, {@link dev.rivulet.rdma.verbs.sys.IbvQpAttr}).
  *       {@link dev.rivulet.rdma.verbs.sys.VerbsConstants} holds the constants under their C names; libc, errno and the
- *       POSIX structs ({@code sockaddr_in}, {@code pollfd}) are the shared layer's, {@link dev.rivulet.core.sys}. {@code VerbsAbiTest} checks every layout and constant, and the bytes of every encoder,
- *       against a C probe built from the installed headers.</li>
+ *       POSIX structs ({@code sockaddr_in}, {@code pollfd}) are the shared layer's, {@link dev.rivulet.core.sys}.
+ *       {@code VerbsAbiTest} checks every layout and constant, and the bytes of every encoder, against a C probe
+ *       built from the installed headers.</li>
  * </ul>
  *
  * <h2>Rules the caller keeps</h2>

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code sizeof}/{@code offsetof}/constant lines are compared with what the Java types declare.
  *
  * <p>The Java side is enumerated, not listed: every class of the package with a static {@code StructLayout LAYOUT}
- * (and the shared {@link Iovec}) is checked under the C name given by the layout's name, member by member (names are the C field names, nested
- * groups give dotted paths), and every constant of {@link FiConstants} is checked by reflection. In the other
+ * (and the shared {@link Iovec}) is checked under the C name given by the layout's name, member by member (names
+ * are the C field names, nested groups give dotted paths), and every constant of {@link FiConstants} is checked by reflection. In the other
  * direction, every struct and field the probe prints must have a Java counterpart, so neither side can drift
  * silently. Without gcc or the headers the test is skipped with the reason.
  */

@@ -42,10 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Compiles {@code io_uring_abi_probe.c} with gcc against the installed {@code <linux/io_uring.h>} and the POSIX
- * headers ({@code <sys/uio.h>}, {@code <netinet/in.h>}, {@code <poll.h>}, {@code <time.h>}, {@code <sys/socket.h>}),
- * runs it, and checks every struct size, alignment, member offset/size and constant the Java binding and the shared
- * native layer ({@code dev.rivulet.core.sys}) use against what C sees. Both directions are checked, so the probe and the Java classes cannot drift apart
- * silently. Skipped (with the reason printed) only where gcc or the headers are missing.
+ * headers ({@code <sys/uio.h>}, {@code <netinet/in.h>}, {@code <poll.h>}, {@code <time.h>}, {@code <sys/socket.h>},
+ * {@code <sys/epoll.h>}), runs it, and checks every struct size, alignment, member offset/size and constant the Java
+ * binding and the shared native layer ({@code dev.rivulet.core.sys}) use against what C sees. Both directions are
+ * checked, so the probe and the Java classes cannot drift apart silently. Skipped (with the reason printed) only
+ * where gcc or the headers are missing.
  */
 @Timeout(120)
 class IoUringAbiTest {
@@ -153,7 +154,8 @@ class IoUringAbiTest {
         assertThat(members.get("io_uring_probe.ops")[0]).as("io_uring_probe.ops follows the header")
                 .isEqualTo(IoUringProbe.LAYOUT.byteSize());
         assertThat(IoUringProbeOp.SIZE).isEqualTo(sizes.get("io_uring_probe_op"));
-        assertThat(Timespec.LAYOUT.byteSize()).as("sizeof(__kernel_timespec)").isEqualTo(sizes.get("__kernel_timespec"));
+        assertThat(Timespec.LAYOUT.byteSize()).as("sizeof(__kernel_timespec)")
+                .isEqualTo(sizes.get("__kernel_timespec"));
     }
 
     @Test
