@@ -35,6 +35,7 @@ module dev.rivulet.core {
     // The accessors to the API types' package-private operations stay Rivulet's own: third-party transports reach
     // what they need of them through dev.rivulet.core.engine.WireMemory.
     exports dev.rivulet.core.internal to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
+    exports dev.rivulet.core.sys to dev.rivulet.rdma, dev.rivulet.rio, dev.rivulet.gpu;
 
     uses dev.rivulet.core.spi.TransportProvider;
     provides dev.rivulet.core.spi.TransportProvider with dev.rivulet.core.local.LocalTransportProvider;

@@ -24,7 +24,7 @@ final class CqWaiter implements Waiter, AutoCloseable {
     private static final long BLIND_PARK_NANOS = 10_000_000;
 
     private final MemorySegment fabric;
-    private final Epoll epoll = new Epoll();
+    private final EpollWaitSet epoll = new EpollWaitSet();
     private final List<MemorySegment> cqs = new CopyOnWriteArrayList<>();
     private final AtomicInteger withoutFd = new AtomicInteger();
     private final AtomicInteger version = new AtomicInteger();

@@ -1,47 +1,34 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.spi.HostPortAddress;
 
-import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * {@code fabric://host:port?provider=tcp}: where the out-of-band bootstrap listens (plain TCP) and which libfabric
- * provider both sides use. Port 0 binds an ephemeral port.
+ * provider both sides use. Port 0 binds an ephemeral port; the host is kept without the brackets of an IPv6 address.
  */
 record FabricAddress(String host, int port, String provider) {
 
     static final String SCHEME = "fabric";
 
     static FabricAddress parse(String address, String defaultProvider) {
-        if (address == null) {
-            throw new InvalidRequestException("address is null");
-        }
-        URI uri;
-        try {
-            uri = URI.create(address);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("not a URI: " + address);
-        }
-        if (!SCHEME.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new InvalidRequestException("libfabric addresses look like fabric://host:port?provider=tcp, got "
-                    + address);
-        }
+        HostPortAddress a = HostPortAddress.parse(address, SCHEME,
+                "libfabric addresses look like fabric://host:port?provider=tcp");
         Map<String, String> q = new HashMap<>();
-        if (uri.getQuery() != null) {
-            for (String kv : uri.getQuery().split("&")) {
+        if (!a.query().isEmpty()) {
+            for (String kv : a.query().split("&")) {
                 int i = kv.indexOf('=');
                 if (i > 0) {
                     q.put(kv.substring(0, i), kv.substring(i + 1));
                 }
             }
         }
-        return new FabricAddress(uri.getHost(), uri.getPort(), q.getOrDefault("provider", defaultProvider));
+        return new FabricAddress(a.host(), a.port(), q.getOrDefault("provider", defaultProvider));
     }
 
     String uri() {
-        String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        return SCHEME + "://" + h + ":" + port + "?provider=" + provider;
+        return HostPortAddress.format(SCHEME, host, port, "provider=" + provider);
     }
 }

@@ -5,7 +5,7 @@ import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
-import dev.rivulet.rdma.fabric.sys.Fid;
+import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.FiAvAttr;
 import dev.rivulet.rdma.fabric.sys.FiCqAttr;
 import dev.rivulet.rdma.fabric.sys.FiDomainAttr;
@@ -15,13 +15,13 @@ import dev.rivulet.rdma.fabric.sys.FiInfo;
 import dev.rivulet.rdma.fabric.sys.FiMrAttr;
 import dev.rivulet.rdma.fabric.sys.FiRxAttr;
 import dev.rivulet.rdma.fabric.sys.FiTxAttr;
+import dev.rivulet.rdma.fabric.sys.Fid;
 import dev.rivulet.rdma.fabric.sys.FidAv;
 import dev.rivulet.rdma.fabric.sys.FidCq;
 import dev.rivulet.rdma.fabric.sys.FidDomain;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import dev.rivulet.rdma.fabric.sys.FidFabric;
 import dev.rivulet.rdma.fabric.sys.FidMr;
-import dev.rivulet.rdma.fabric.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.Libfabric;
 import dev.rivulet.rdma.fabric.sys.LibfabricException;
 import org.slf4j.Logger;
@@ -573,9 +573,9 @@ final class FabricDomain implements AutoCloseable {
                                               DeviceRange device) {
         long key = proposedKey & mrKeyMask;
         try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment iov = Iovec.allocate(tmp);
-            Iovec.setIovBase(iov, segment);
-            Iovec.setIovLen(iov, segment.byteSize());
+            MemorySegment iov = tmp.allocate(Iovec.LAYOUT);
+            Iovec.setBase(iov, segment);
+            Iovec.setLength(iov, segment.byteSize());
             MemorySegment attr = FiMrAttr.allocate(tmp);
             FiMrAttr.setMrIov(attr, iov);
             FiMrAttr.setIovCount(attr, 1);

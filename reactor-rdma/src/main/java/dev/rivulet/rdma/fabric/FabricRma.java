@@ -7,10 +7,10 @@ import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.FiMsgRma;
 import dev.rivulet.rdma.fabric.sys.FiRmaIov;
 import dev.rivulet.rdma.fabric.sys.FidEp;
-import dev.rivulet.rdma.fabric.sys.Iovec;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -82,8 +82,8 @@ final class FabricRma {
         MemorySegment iov = iovs[slot];
         MemorySegment rmaIov = rmaIovs[slot];
         MemorySegment desc = descs[slot];
-        Iovec.setIovBase(iov, op.local().segment());
-        Iovec.setIovLen(iov, op.local().length());
+        Iovec.setBase(iov, op.local().segment());
+        Iovec.setLength(iov, op.local().length());
         FiRmaIov.setAddr(rmaIov, op.remote().address());
         FiRmaIov.setLen(rmaIov, op.local().length());
         FiRmaIov.setKey(rmaIov, op.remote().key());

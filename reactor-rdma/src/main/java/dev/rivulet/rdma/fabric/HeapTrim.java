@@ -1,13 +1,15 @@
 package dev.rivulet.rdma.fabric;
 
-import dev.rivulet.rdma.fabric.sys.NativeHeap;
+import dev.rivulet.core.sys.Libc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Gives the C heap's free memory back after endpoints close ({@link NativeHeap#trim}). A closed endpoint's provider
+ * Gives the C heap's free memory back after endpoints close ({@link Libc#mallocTrim}). Providers allocate an
+ * endpoint's buffer pools with {@code malloc}; glibc serves blocks of that size from its arenas once one such block
+ * was freed (its mmap threshold follows the largest block freed, up to 32 MiB). A closed endpoint's provider
  * pools are freed into glibc's arenas, which keep them mapped and resident for later allocations: without a trim, a
  * burst of connections leaves its peak behind for the life of the process. Requests are coalesced: one trim runs on
  * a background thread a little after the first request, covering every close up to then, so a close never waits for
@@ -45,7 +47,7 @@ final class HeapTrim {
         }
         pending.set(false); // before the trim: a close during it asks for another
         try {
-            NativeHeap.trim();
+            Libc.mallocTrim();
         } catch (Throwable t) {
             log.debug("malloc_trim failed", t);
         }

@@ -3,7 +3,12 @@ package dev.rivulet.rdma.verbs;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.ProviderException;
-import dev.rivulet.rdma.verbs.sys.Posix;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.core.sys.Timespec;
 import dev.rivulet.rdma.verbs.sys.RdmaCmEvent;
 import dev.rivulet.rdma.verbs.sys.RdmaCmId;
 import dev.rivulet.rdma.verbs.sys.RdmaEventChannel;
@@ -97,7 +102,7 @@ final class CmEvents implements AutoCloseable {
             if (e.type() == expected) {
                 return e;
             }
-            String native_ = e.status() < 0 ? Posix.strerror(-e.status()) : null;
+            String native_ = e.status() < 0 ? Errno.describe(-e.status()) : null;
             throw switch (e.type()) {
                 case VerbsConstants.RDMA_CM_EVENT_REJECTED, VerbsConstants.RDMA_CM_EVENT_UNREACHABLE,
                      VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR -> new ConnectionRefusedException(what + " failed: "
@@ -119,13 +124,11 @@ final class CmEvents implements AutoCloseable {
     CmEvents(String name) {
         this.channel = Rdmacm.createEventChannel();
         this.channelFd = RdmaEventChannel.fd(channel);
-        this.wakeFd = Posix.eventfd();
-        if (wakeFd < 0 || Posix.setNonBlocking(channelFd) != 0) {
-            if (wakeFd >= 0) {
-                Posix.close(wakeFd);
-            }
+        try {
+            this.wakeFd = WakeFd.open(channelFd);
+        } catch (ErrnoException e) {
             Rdmacm.destroyEventChannel(channel);
-            throw new IllegalStateException("cannot set up the rdma_cm event channel's wait");
+            throw new IllegalStateException("cannot set up the rdma_cm event channel's wait", e);
         }
         this.thread = Thread.ofPlatform().daemon().name("rivulet-verbs-cm-" + name).start(this::run);
     }
@@ -159,7 +162,7 @@ final class CmEvents implements AutoCloseable {
             try {
                 int rc = Rdmacm.destroyId(id);
                 if (rc != 0) {
-                    log.debug("rdma_destroy_id = {} ({})", rc, Posix.strerror(-rc));
+                    log.debug("rdma_destroy_id = {} ({})", rc, Errno.describe(-rc));
                 }
             } finally {
                 destroys.arriveAndDeregister();
@@ -169,19 +172,19 @@ final class CmEvents implements AutoCloseable {
 
     private void run() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment fds = a.allocate(Posix.POLLFD, 2);
-            MemorySegment timespec = a.allocate(16, 8);
-            MemorySegment capture = Posix.errnoCapture(a);
+            MemorySegment fds = a.allocate(Pollfd.LAYOUT, 2);
+            MemorySegment timespec = a.allocate(Timespec.LAYOUT);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment eight = a.allocate(8, 8);
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             while (running) {
-                Posix.pollIn(fds, 0, channelFd);
-                Posix.pollIn(fds, 1, wakeFd);
-                int n = Posix.ppoll(fds, 2, POLL_NANOS, timespec, capture);
-                if (n > 0 && Posix.readable(fds, 1)) {
-                    Posix.drain(wakeFd, eight);
+                Pollfd.set(fds, 0, channelFd, Descriptors.POLLIN);
+                Pollfd.set(fds, 1, wakeFd, Descriptors.POLLIN);
+                int n = Descriptors.ppoll(fds, 2, POLL_NANOS, timespec, capture);
+                if (n > 0 && (Pollfd.revents(fds, 1) & Descriptors.POLLIN) != 0) {
+                    WakeFd.drain(wakeFd, eight);
                 }
-                if (n > 0 && Posix.readable(fds, 0)) {
+                if (n > 0 && (Pollfd.revents(fds, 0) & Descriptors.POLLIN) != 0) {
                     readAll(out);
                 }
             }
@@ -193,11 +196,11 @@ final class CmEvents implements AutoCloseable {
     private void readAll(MemorySegment out) {
         while (running) {
             int rc = Rdmacm.getCmEvent(channel, out);
-            if (rc == -Posix.EAGAIN || rc == -Posix.EINTR) {
+            if (rc == -Errno.EAGAIN || rc == -Errno.EINTR) {
                 return;
             }
             if (rc != 0) {
-                log.warn("rdma_get_cm_event = {} ({})", rc, Posix.strerror(-rc));
+                log.warn("rdma_get_cm_event = {} ({})", rc, Errno.describe(-rc));
                 return;
             }
             MemorySegment ev = RdmaCmEvent.of(out.get(ValueLayout.ADDRESS, 0));
@@ -235,7 +238,7 @@ final class CmEvents implements AutoCloseable {
     public void close() {
         running = false;
         try (Arena a = Arena.ofConfined()) {
-            Posix.signal(wakeFd, a.allocate(8, 8));
+            WakeFd.signal(wakeFd, a.allocate(8, 8));
         }
         try {
             thread.join(2_000);
@@ -244,10 +247,10 @@ final class CmEvents implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (TimeoutException e) {
             log.warn("rdma_cm ids were still being destroyed after 5 s; leaving the event channel open");
-            Posix.close(wakeFd);
+            Descriptors.close(wakeFd);
             return;
         }
-        Posix.close(wakeFd);
+        Descriptors.close(wakeFd);
         if (thread.isAlive()) {
             log.warn("rdma_cm event thread did not stop; leaving the event channel open");
             return;

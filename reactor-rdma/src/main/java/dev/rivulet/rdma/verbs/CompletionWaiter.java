@@ -1,10 +1,15 @@
 package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.loop.Waiter;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.core.sys.Timespec;
 import dev.rivulet.rdma.verbs.sys.IbvCompChannel;
 import dev.rivulet.rdma.verbs.sys.IbvCq;
 import dev.rivulet.rdma.verbs.sys.Ibverbs;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,9 +42,9 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
     private final int compVector;
     private final List<VerbsWire> wires = new CopyOnWriteArrayList<>();
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment fds = arena.allocate(Posix.POLLFD, 2);
-    private final MemorySegment timespec = arena.allocate(16, 8);
-    private final MemorySegment capture = Posix.errnoCapture(arena);
+    private final MemorySegment fds = arena.allocate(Pollfd.LAYOUT, 2);
+    private final MemorySegment timespec = arena.allocate(Timespec.LAYOUT);
+    private final MemorySegment capture = Downcalls.errnoState(arena);
     private final MemorySegment eventCq = arena.allocate(ValueLayout.ADDRESS);
     private final MemorySegment eventContext = arena.allocate(ValueLayout.ADDRESS);
     private final MemorySegment wakeWord = arena.allocate(8, 8);
@@ -51,16 +56,13 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
         this.channel = Ibverbs.createCompChannel(device.context);
         this.channelFd = IbvCompChannel.fd(channel);
         this.compVector = compVector;
-        int fd = Posix.eventfd();
-        if (fd < 0 || Posix.setNonBlocking(channelFd) != 0) {
-            if (fd >= 0) {
-                Posix.close(fd);
-            }
+        try {
+            this.wakeFd = WakeFd.open(channelFd);
+        } catch (ErrnoException e) {
             Ibverbs.destroyCompChannel(channel);
             arena.close();
-            throw new IllegalStateException("cannot set up the completion channel's wait");
+            throw new IllegalStateException("cannot set up the completion channel's wait", e);
         }
-        this.wakeFd = fd;
     }
 
     /** The channel the CQs of this thread's connections are created on. */
@@ -93,16 +95,16 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
                 return; // work arrived while arming: poll again instead of sleeping
             }
         }
-        Posix.pollIn(fds, 0, channelFd);
-        Posix.pollIn(fds, 1, wakeFd);
-        int n = Posix.ppoll(fds, 2, nanos, timespec, capture);
+        Pollfd.set(fds, 0, channelFd, Descriptors.POLLIN);
+        Pollfd.set(fds, 1, wakeFd, Descriptors.POLLIN);
+        int n = Descriptors.ppoll(fds, 2, nanos, timespec, capture);
         if (n <= 0) {
             return; // timeout or a signal: the loop polls again either way
         }
-        if (Posix.readable(fds, 1)) {
-            Posix.drain(wakeFd, drainWord);
+        if ((Pollfd.revents(fds, 1) & Descriptors.POLLIN) != 0) {
+            WakeFd.drain(wakeFd, drainWord);
         }
-        if (Posix.readable(fds, 0)) {
+        if ((Pollfd.revents(fds, 0) & Descriptors.POLLIN) != 0) {
             ackEvents();
         }
     }
@@ -112,8 +114,8 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
         for (;;) {
             int rc = Ibverbs.getCqEvent(channel, eventCq, eventContext, cqEventCapture);
             if (rc != 0) {
-                if (rc != -Posix.EAGAIN) {
-                    log.debug("ibv_get_cq_event = {} ({})", rc, Posix.strerror(-rc));
+                if (rc != -Errno.EAGAIN) {
+                    log.debug("ibv_get_cq_event = {} ({})", rc, Errno.describe(-rc));
                 }
                 return;
             }
@@ -123,7 +125,7 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
 
     @Override
     public void wake(Thread loopThread) {
-        Posix.signal(wakeFd, wakeWord);
+        WakeFd.signal(wakeFd, wakeWord);
         LockSupport.unpark(loopThread);
     }
 
@@ -132,9 +134,9 @@ final class CompletionWaiter implements Waiter, AutoCloseable {
     public void close() {
         int rc = Ibverbs.destroyCompChannel(channel);
         if (rc != 0) {
-            log.warn("ibv_destroy_comp_channel = {} ({}): a CQ still uses it", rc, Posix.strerror(rc));
+            log.warn("ibv_destroy_comp_channel = {} ({}): a CQ still uses it", rc, Errno.describe(rc));
         }
-        Posix.close(wakeFd);
+        Descriptors.close(wakeFd);
         arena.close();
     }
 }

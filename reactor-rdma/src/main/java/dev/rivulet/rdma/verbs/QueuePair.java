@@ -2,12 +2,12 @@ package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InsufficientResourcesException;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.rdma.verbs.sys.IbvCq;
 import dev.rivulet.rdma.verbs.sys.IbvQp;
 import dev.rivulet.rdma.verbs.sys.IbvQpAttr;
 import dev.rivulet.rdma.verbs.sys.IbvQpInitAttr;
 import dev.rivulet.rdma.verbs.sys.Ibverbs;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.verbs.sys.RdmaCmId;
 import dev.rivulet.rdma.verbs.sys.Rdmacm;
 import dev.rivulet.rdma.verbs.sys.VerbsException;
@@ -127,7 +127,7 @@ final class QueuePair {
     }
 
     private static RuntimeException qpFailure(VerbsException e, Sizes sizes) {
-        if (e.errno() == Posix.ENOMEM || e.errno() == Posix.EINVAL) {
+        if (e.errno() == Errno.ENOMEM || e.errno() == Errno.EINVAL) {
             return new InsufficientResourcesException("cannot create a queue pair with " + sizes.sendWr()
                     + " send and " + sizes.recvWr() + " receive requests and " + sizes.inline()
                     + " bytes inline (lower the queue depths or verbs.maxInline): " + e.getMessage());
@@ -229,7 +229,7 @@ final class QueuePair {
 
     private static void warnIfFailed(String call, int rc) {
         if (rc != 0) {
-            log.warn("{} = {} ({})", call, rc, Posix.strerror(Math.abs(rc)));
+            log.warn("{} = {} ({})", call, rc, Errno.describe(Math.abs(rc)));
         }
     }
 }

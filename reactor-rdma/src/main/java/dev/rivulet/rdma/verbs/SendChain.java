@@ -1,10 +1,10 @@
 package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.loop.ProgressLoop;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.rdma.verbs.sys.IbvQp;
 import dev.rivulet.rdma.verbs.sys.IbvSendWr;
 import dev.rivulet.rdma.verbs.sys.IbvSge;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.wire.WriteTimeout;
 
 import java.lang.foreign.Arena;
@@ -87,7 +87,7 @@ final class SendChain {
         }
         int posted = chainIndex(badWr.get(ValueLayout.ADDRESS, 0).address(), staged);
         sq.markPosted(posted, dueBy);
-        if (rc != Posix.ENOMEM) {
+        if (rc != Errno.ENOMEM) {
             error = rc;
         }
         return posted;

@@ -2,9 +2,9 @@ package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.TransportOption;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.spi.HostPortAddress;
 import dev.rivulet.rdma.VerbsOptions;
 
-import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,22 +33,11 @@ record VerbsAddress(String host, int port, Map<String, String> options) {
     }
 
     static VerbsAddress parse(String address) {
-        if (address == null) {
-            throw new InvalidRequestException("address is null");
-        }
-        URI uri;
-        try {
-            uri = URI.create(address);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("not a URI: " + address);
-        }
-        if (!SCHEME.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new InvalidRequestException("ibverbs addresses look like verbs://host:port?device=mlx5_0&port=1, got "
-                    + address);
-        }
+        HostPortAddress a = HostPortAddress.parse(address, SCHEME,
+                "ibverbs addresses look like verbs://host:port?device=mlx5_0&port=1");
         Map<String, String> options = new TreeMap<>();
-        if (uri.getRawQuery() != null && !uri.getRawQuery().isEmpty()) {
-            for (String kv : uri.getQuery().split("&")) {
+        if (!a.query().isEmpty()) {
+            for (String kv : a.query().split("&")) {
                 int i = kv.indexOf('=');
                 String name = i < 0 ? kv : kv.substring(0, i);
                 TransportOption<?> option = PARAMETERS.get(name);
@@ -64,11 +53,7 @@ record VerbsAddress(String host, int port, Map<String, String> options) {
                 options.put(option.key(), value.trim());
             }
         }
-        String host = uri.getHost();
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        return new VerbsAddress(host, uri.getPort(), options);
+        return new VerbsAddress(a.host(), a.port(), options);
     }
 
     /** Every option an address implies, the ones it does not name at their defaults (for transport sharing). */
@@ -82,7 +67,6 @@ record VerbsAddress(String host, int port, Map<String, String> options) {
 
     /** The address as text; {@code query} is appended as given (it names what a client must match). */
     static String uri(String host, int port, String query) {
-        String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        return SCHEME + "://" + h + ":" + port + (query == null || query.isEmpty() ? "" : "?" + query);
+        return HostPortAddress.format(SCHEME, host, port, query);
     }
 }

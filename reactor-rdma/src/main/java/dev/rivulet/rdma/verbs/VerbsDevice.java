@@ -6,12 +6,12 @@ import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.rdma.verbs.sys.IbvContext;
 import dev.rivulet.rdma.verbs.sys.IbvDeviceAttr;
 import dev.rivulet.rdma.verbs.sys.IbvMr;
 import dev.rivulet.rdma.verbs.sys.IbvPortAttr;
 import dev.rivulet.rdma.verbs.sys.Ibverbs;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.verbs.sys.Rdmacm;
 import dev.rivulet.rdma.verbs.sys.VerbsException;
 import org.slf4j.Logger;
@@ -271,12 +271,12 @@ final class VerbsDevice implements AutoCloseable {
 
     /** Why a device list came back empty, for the unavailability reason. */
     static String noDevice(int errno) {
-        if (errno == Posix.ENOSYS) {
+        if (errno == Errno.ENOSYS) {
             return "no RDMA device: the kernel has no RDMA support (/sys/class/infiniband_verbs is missing; "
                     + "ibv_get_device_list: ENOSYS)";
         }
         return "no RDMA device: ibv_get_device_list found none" + (errno == 0 ? ""
-                : " (" + Posix.strerror(errno) + ", errno " + errno + ")");
+                : " (" + Errno.describe(errno) + ", errno " + errno + ")");
     }
 
     static String portState(int state) {
@@ -328,7 +328,7 @@ final class VerbsDevice implements AutoCloseable {
         try {
             mr = Ibverbs.regMr(pd, segment, segment.byteSize(), accessFlags(access));
         } catch (VerbsException e) {
-            if (e.errno() == Posix.ENOMEM) {
+            if (e.errno() == Errno.ENOMEM) {
                 throw new InsufficientResourcesException("cannot register " + segment.byteSize() + " bytes with "
                         + name + ": " + e.getMessage() + " (raise the locked-memory limit, ulimit -l)");
             }
@@ -339,7 +339,7 @@ final class VerbsDevice implements AutoCloseable {
         return new NativeRegistration(rkey, segment.address(), mr, PROVIDER_BYTES, () -> {
             int rc = Ibverbs.deregMr(mr);
             if (rc != 0) {
-                log.warn("ibv_dereg_mr on {} = {} ({})", name, rc, Posix.strerror(rc));
+                log.warn("ibv_dereg_mr on {} = {} ({})", name, rc, Errno.describe(rc));
             }
         });
     }
@@ -357,7 +357,7 @@ final class VerbsDevice implements AutoCloseable {
         closed = true;
         int rc = Ibverbs.deallocPd(pd);
         if (rc != 0) {
-            log.warn("ibv_dealloc_pd on {} = {} ({})", name, rc, Posix.strerror(rc));
+            log.warn("ibv_dealloc_pd on {} = {} ({})", name, rc, Errno.describe(rc));
         }
         releaseContext.run();
     }

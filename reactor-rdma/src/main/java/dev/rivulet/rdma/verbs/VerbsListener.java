@@ -1,28 +1,29 @@
 package dev.rivulet.rdma.verbs;
 
 import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.core.engine.AbstractListener;
 import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.HandshakeException;
-import dev.rivulet.core.admission.AdmissionControl;
 import dev.rivulet.core.handshake.Handshake;
 import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.handshake.SocketHandshakeIo;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.verbs.sys.RdmaCmId;
 import dev.rivulet.rdma.verbs.sys.RdmaConnParam;
 import dev.rivulet.rdma.verbs.sys.Rdmacm;
-import dev.rivulet.rdma.verbs.sys.Sockaddr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.ServerSocket;
@@ -90,9 +91,11 @@ final class VerbsListener extends AbstractListener {
     /** Binds the rdma_cm id to the socket's address (same port if rdma_cm has it free, else any) and listens. */
     private int listenCm() {
         try (Arena a = Arena.ofConfined()) {
-            int rc = Rdmacm.bindAddr(listenId, Sockaddr.of(a, server.getInetAddress(), server.getLocalPort()));
-            if (rc == -Posix.EADDRINUSE) {
-                rc = Rdmacm.bindAddr(listenId, Sockaddr.of(a, server.getInetAddress(), 0));
+            InetSocketAddress local = new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
+            int rc = Rdmacm.bindAddr(listenId, LibcSockets.sockaddr(a, local));
+            if (rc == -Errno.EADDRINUSE) {
+                InetSocketAddress anyPort = new InetSocketAddress(server.getInetAddress(), 0);
+                rc = Rdmacm.bindAddr(listenId, LibcSockets.sockaddr(a, anyPort));
             }
             VerbsTransport.check("rdma_bind_addr", rc);
         }

@@ -8,10 +8,10 @@ import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.rdma.verbs.sys.IbvQp;
 import dev.rivulet.rdma.verbs.sys.IbvRecvWr;
 import dev.rivulet.rdma.verbs.sys.IbvSge;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.wire.ConnectionFate;
 import dev.rivulet.rdma.wire.OwedReceives;
 import org.jspecify.annotations.Nullable;
@@ -100,8 +100,8 @@ final class VerbsReceives {
             posting[i] = null;
         }
         owed.posted(posted);
-        if (rc != 0 && rc != Posix.ENOMEM) {
-            return new ProviderException("ibv_post_recv failed", CompletionErrors.PROVIDER, rc, Posix.strerror(rc),
+        if (rc != 0 && rc != Errno.ENOMEM) {
+            return new ProviderException("ibv_post_recv failed", CompletionErrors.PROVIDER, rc, Errno.describe(rc),
                     null);
         }
         return null;

@@ -21,6 +21,7 @@ import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.security.SecuritySettings;
+import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rdma.VerbsOptions;
 import dev.rivulet.rdma.bootstrap.BootstrapSockets;
 import dev.rivulet.rdma.bootstrap.LivenessChannel;
@@ -30,7 +31,6 @@ import dev.rivulet.rdma.wire.RdmaWire;
 import dev.rivulet.rdma.wire.WriteTimeout;
 import dev.rivulet.rdma.verbs.sys.RdmaConnParam;
 import dev.rivulet.rdma.verbs.sys.Rdmacm;
-import dev.rivulet.rdma.verbs.sys.Sockaddr;
 import dev.rivulet.rdma.verbs.sys.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +39,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -287,7 +288,7 @@ public final class VerbsTransport extends AbstractTransport {
         cm.register(id, events);
         try (Arena a = Arena.ofConfined()) {
             check("rdma_resolve_addr", Rdmacm.resolveAddr(id, MemorySegment.NULL,
-                    Sockaddr.of(a, peer, ticket.cmPort()), millisLeft(deadline)));
+                    LibcSockets.sockaddr(a, new InetSocketAddress(peer, ticket.cmPort())), millisLeft(deadline)));
             events.await(RDMA_CM_EVENT_ADDR_RESOLVED, deadline, "resolving " + peer.getHostAddress()
                     + " to an RDMA device");
             check("rdma_resolve_route", Rdmacm.resolveRoute(id, millisLeft(deadline)));

@@ -15,11 +15,11 @@ import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.sys.Errno;
 import dev.rivulet.rdma.verbs.sys.IbvCq;
 import dev.rivulet.rdma.verbs.sys.IbvSendWr;
 import dev.rivulet.rdma.verbs.sys.IbvSge;
 import dev.rivulet.rdma.verbs.sys.IbvWc;
-import dev.rivulet.rdma.verbs.sys.Posix;
 import dev.rivulet.rdma.wire.ConnectionFate;
 import dev.rivulet.rdma.wire.OwedReceives;
 import dev.rivulet.rdma.wire.RdmaWire;
@@ -200,7 +200,7 @@ final class VerbsWire extends RdmaWire {
         int rc = chain.takeError();
         if (rc != 0) {
             fate.broken(events, new ProviderException("ibv_post_send failed", CompletionErrors.PROVIDER, rc,
-                    Posix.strerror(rc), null));
+                    Errno.describe(rc), null));
         }
         return posted;
     }

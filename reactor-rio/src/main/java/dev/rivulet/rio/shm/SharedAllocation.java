@@ -1,8 +1,8 @@
 package dev.rivulet.rio.shm;
 
 import dev.rivulet.core.error.InsufficientResourcesException;
-import dev.rivulet.rio.shm.sys.Memory;
-import dev.rivulet.rio.shm.sys.ProcessControl;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Mappings;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -39,7 +39,7 @@ final class SharedAllocation {
     }
 
     static SharedAllocation create(long bytes) {
-        long page = Memory.pageSize();
+        long page = Mappings.pageSize();
         long size = (bytes + page - 1) / page * page;
         String name = ShmFiles.newName();
         Arena arena = Arena.ofShared();
@@ -48,7 +48,7 @@ final class SharedAllocation {
             ch = ShmFiles.create(name);
             MemorySegment s = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             int fd = descriptorOf(ShmFiles.DIRECTORY.resolve(name));
-            int rc = ProcessControl.closeOnExec(fd);
+            int rc = Descriptors.closeOnExec(fd);
             if (rc != 0) {
                 throw new IOException("fcntl(FD_CLOEXEC) on descriptor " + fd + " failed: errno " + -rc);
             }

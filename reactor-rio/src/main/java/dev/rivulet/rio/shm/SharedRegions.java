@@ -3,7 +3,7 @@ package dev.rivulet.rio.shm;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
 import dev.rivulet.core.memory.Registrar;
-import dev.rivulet.rio.shm.sys.Memory;
+import dev.rivulet.core.sys.Mappings;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -25,7 +25,7 @@ final class SharedRegions implements Registrar {
     static final byte[] MAPPABLE = {1};
 
     private final boolean mapWindows;
-    private final long page = Memory.pageSize();
+    private final long page = Mappings.pageSize();
     private final ConcurrentSkipListMap<Long, SharedAllocation> allocations = new ConcurrentSkipListMap<>();
     private final Map<Long, Set<ShmWire>> mappedBy = new ConcurrentHashMap<>();
 

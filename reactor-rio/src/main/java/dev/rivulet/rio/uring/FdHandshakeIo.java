@@ -1,9 +1,10 @@
 package dev.rivulet.rio.uring;
 
 import dev.rivulet.core.handshake.HandshakeIo;
-import dev.rivulet.rio.uring.sys.Errno;
-import dev.rivulet.rio.uring.sys.LibcSockets;
-import dev.rivulet.rio.uring.sys.Pollfd;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.Pollfd;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -37,7 +38,7 @@ final class FdHandshakeIo implements HandshakeIo {
             MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
             long done = 0;
             while (done < bytes.length) {
-                await(pollfd, LibcSockets.POLLOUT);
+                await(pollfd, Descriptors.POLLOUT);
                 long n = LibcSockets.send(fd, out.asSlice(done),
                         LibcSockets.MSG_NOSIGNAL | LibcSockets.MSG_DONTWAIT);
                 if (n >= 0) {
@@ -56,7 +57,7 @@ final class FdHandshakeIo implements HandshakeIo {
             MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
             int done = 0;
             while (done < len) {
-                await(pollfd, LibcSockets.POLLIN);
+                await(pollfd, Descriptors.POLLIN);
                 long n = LibcSockets.recv(fd, in.asSlice(done, len - done), LibcSockets.MSG_DONTWAIT);
                 if (n > 0) {
                     MemorySegment.copy(in, ValueLayout.JAVA_BYTE, done, into, off + done, (int) n);
@@ -78,7 +79,7 @@ final class FdHandshakeIo implements HandshakeIo {
                 throw new SocketTimeoutException("handshake deadline passed");
             }
             int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-            if (LibcSockets.poll(pollfd, fd, events, millis) != 0) {
+            if (Descriptors.poll(pollfd, fd, events, millis) != 0) {
                 return; // ready, or POLLERR/POLLHUP, which the next call reports
             }
         }

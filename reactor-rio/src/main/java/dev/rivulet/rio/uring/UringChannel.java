@@ -3,15 +3,16 @@ package dev.rivulet.rio.uring;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_CQE_F_MORE;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_CQE_F_NOTIF;
 
-import dev.rivulet.rio.stream.StreamChannel;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Iovec;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.Mappings;
+import dev.rivulet.core.sys.Msghdr;
 import dev.rivulet.rio.stream.ChannelUser;
-import dev.rivulet.rio.uring.sys.Errno;
-import dev.rivulet.rio.uring.sys.ErrnoException;
+import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.uring.sys.IoUringSqe;
-import dev.rivulet.rio.uring.sys.Iovec;
-import dev.rivulet.rio.uring.sys.Msghdr;
-import dev.rivulet.rio.uring.sys.AnonymousMemory;
-import dev.rivulet.rio.uring.sys.LibcSockets;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,8 +60,8 @@ final class UringChannel implements StreamChannel {
         this.ring = ring;
         this.fd = fd;
         // Mapped, not allocated: what a connection held goes back to the system when it closes (AnonymousMemory).
-        this.staging = AnonymousMemory.map(roundUp(stagingBytes), arena).asSlice(0, stagingBytes);
-        this.receive = AnonymousMemory.map(roundUp(receiveBytes), arena).asSlice(0, receiveBytes);
+        this.staging = Mappings.anonymous(roundUp(stagingBytes), arena).asSlice(0, stagingBytes);
+        this.receive = Mappings.anonymous(roundUp(receiveBytes), arena).asSlice(0, receiveBytes);
         this.msghdr = arena.allocate(Msghdr.LAYOUT);
         this.iovecs = arena.allocate(Iovec.LAYOUT, GATHER_PARTS);
         this.recvMsghdr = arena.allocate(Msghdr.LAYOUT);
@@ -247,7 +248,7 @@ final class UringChannel implements StreamChannel {
         if (!fdClosed) {
             fdClosed = true;
             try {
-                LibcSockets.close(fd);
+                Descriptors.closeOrThrow(fd);
             } catch (ErrnoException e) {
                 // the descriptor is gone either way
             }

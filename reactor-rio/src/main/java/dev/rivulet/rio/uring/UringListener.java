@@ -1,10 +1,11 @@
 package dev.rivulet.rio.uring;
 
 import dev.rivulet.core.admission.AdmissionControl;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rio.stream.AcceptingListener;
-import dev.rivulet.rio.uring.sys.Errno;
-import dev.rivulet.rio.uring.sys.ErrnoException;
-import dev.rivulet.rio.uring.sys.LibcSockets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +72,7 @@ final class UringListener extends AcceptingListener {
     @Override
     protected void closeListening() {
         try {
-            LibcSockets.close(fd);
+            Descriptors.closeOrThrow(fd);
         } catch (ErrnoException e) {
             log.debug("closing listener {} failed", address(), e);
         }

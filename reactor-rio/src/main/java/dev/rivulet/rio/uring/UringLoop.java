@@ -12,11 +12,11 @@ import dev.rivulet.core.loop.LoopFaults;
 import dev.rivulet.core.loop.Pollable;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.loop.Waiter;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.ErrnoException;
 import dev.rivulet.rio.uring.sys.CqeHandler;
-import dev.rivulet.rio.uring.sys.ErrnoException;
 import dev.rivulet.rio.uring.sys.IoUring;
 import dev.rivulet.rio.uring.sys.IoUringSqe;
-import dev.rivulet.rio.uring.sys.LibcSockets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,7 +88,7 @@ final class UringLoop implements Pollable, Waiter {
         for (int i = 0; i < slots; i++) {
             freeSlots.addLast(i);
         }
-        this.eventFd = LibcSockets.eventfd(0, LibcSockets.EFD_CLOEXEC);
+        this.eventFd = Descriptors.eventfd(0, Descriptors.EFD_CLOEXEC);
         this.eventRead = arena.allocate(ValueLayout.JAVA_LONG);
         this.one = arena.allocateFrom(ValueLayout.JAVA_LONG, 1L);
         postEventRead();
@@ -242,7 +242,7 @@ final class UringLoop implements Pollable, Waiter {
             return;
         }
         try {
-            LibcSockets.eventfdWrite(eventFd, one);
+            Descriptors.eventfdWrite(eventFd, one);
         } catch (ErrnoException e) {
             log.debug("eventfd write failed", e);
         }
@@ -263,7 +263,7 @@ final class UringLoop implements Pollable, Waiter {
             c.abandon();
         }
         ring.close();
-        LibcSockets.close(eventFd);
+        Descriptors.closeOrThrow(eventFd);
         // Only after the ring is gone has the kernel dropped its references to the channels' buffers.
         for (UringChannel c : left) {
             c.freeMemory();

@@ -4,9 +4,15 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.loop.ErrorPathClasses;
 import dev.rivulet.core.loop.ProgressLoop;
-import dev.rivulet.core.handshake.HandshakeIo;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.Linger;
+import dev.rivulet.core.sys.Pollfd;
 import dev.rivulet.rio.UringOptions;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
@@ -16,11 +22,6 @@ import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.stream.StreamTransport;
 import dev.rivulet.rio.stream.StreamTransportSettings;
 import dev.rivulet.rio.stream.StreamWire;
-import dev.rivulet.rio.uring.sys.Errno;
-import dev.rivulet.rio.uring.sys.ErrnoException;
-import dev.rivulet.rio.uring.sys.LibcSockets;
-import dev.rivulet.rio.uring.sys.Linger;
-import dev.rivulet.rio.uring.sys.Pollfd;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -88,7 +89,7 @@ public final class UringTransport extends StreamTransport {
                 }
                 awaitConnected(fd, address, deadlineNanos);
             }
-            LibcSockets.setNonBlocking(fd, false);
+            Descriptors.setNonBlocking(fd, false);
             return fd;
         } catch (ErrnoException e) {
             closeSocket(fd);
@@ -114,7 +115,7 @@ public final class UringTransport extends StreamTransport {
                             + "handshake timeout", NAME, Errno.ETIMEDOUT, "ETIMEDOUT", null);
                 }
                 int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-                if (LibcSockets.poll(pollfd, fd, LibcSockets.POLLOUT, millis) != 0) {
+                if (Descriptors.poll(pollfd, fd, Descriptors.POLLOUT, millis) != 0) {
                     break;
                 }
             }
@@ -183,7 +184,7 @@ public final class UringTransport extends StreamTransport {
     @Override
     protected void closeSocket(long socket) {
         try {
-            LibcSockets.close((int) socket);
+            Descriptors.closeOrThrow((int) socket);
         } catch (ErrnoException e) {
             // gone either way
         }

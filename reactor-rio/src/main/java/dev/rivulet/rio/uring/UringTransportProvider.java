@@ -8,7 +8,6 @@ import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.rio.UringOptions;
 import dev.rivulet.rio.uring.sys.IoUring;
-import dev.rivulet.rio.uring.sys.IoUringAvailability;
 
 import java.util.List;
 
@@ -32,8 +31,7 @@ public final class UringTransportProvider implements TransportProvider {
 
     @Override
     public Availability availability() {
-        IoUringAvailability a = IoUring.availability();
-        return a.available() ? Availability.yes() : Availability.no(a.reason());
+        return IoUring.availability();
     }
 
     @Override

@@ -7,7 +7,6 @@ import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.rio.RioOptions;
-import dev.rivulet.rio.windows.sys.RioAvailability;
 import dev.rivulet.rio.windows.sys.Ws2_32;
 
 import java.util.List;
@@ -38,8 +37,7 @@ public final class RioTransportProvider implements TransportProvider {
 
     @Override
     public Availability availability() {
-        RioAvailability a = Ws2_32.availability();
-        return a.available() ? Availability.yes() : Availability.no(a.reason());
+        return Ws2_32.availability();
     }
 
     @Override

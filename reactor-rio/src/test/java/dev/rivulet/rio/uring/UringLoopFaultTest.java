@@ -4,8 +4,9 @@ import dev.rivulet.conformance.Requirements;
 import dev.rivulet.core.loop.ProgressEngine;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.progress.IdleStrategy;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rio.stream.ChannelUser;
-import dev.rivulet.rio.uring.sys.LibcSockets;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -130,7 +131,7 @@ class UringLoopFaultTest {
                 ring.close();
             }
         } finally {
-            LibcSockets.close(listening);
+            Descriptors.closeOrThrow(listening);
         }
     }
 

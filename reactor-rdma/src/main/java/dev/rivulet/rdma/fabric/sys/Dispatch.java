@@ -7,7 +7,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -114,21 +113,5 @@ final class Dispatch {
     static String string(MemorySegment pointer) {
         long address = pointer.address();
         return address == 0 ? null : ALL.getString(address);
-    }
-
-    /** Byte offset of a named member of a struct layout; resolved once per field into a static final. */
-    static long offset(StructLayout layout, String member) {
-        return layout.byteOffset(MemoryLayout.PathElement.groupElement(member));
-    }
-
-    /** {@code invokeExact} declares Throwable; downcalls throw only unchecked exceptions, pass them on as such. */
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException("unexpected exception from a libfabric downcall", t);
     }
 }

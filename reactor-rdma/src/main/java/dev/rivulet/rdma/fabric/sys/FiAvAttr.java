@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -28,13 +30,13 @@ public final class FiAvAttr {
     /** {@code sizeof(struct fi_av_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long TYPE = Dispatch.offset(LAYOUT, "type");
-    private static final long RX_CTX_BITS = Dispatch.offset(LAYOUT, "rx_ctx_bits");
-    private static final long COUNT = Dispatch.offset(LAYOUT, "count");
-    private static final long EP_PER_NODE = Dispatch.offset(LAYOUT, "ep_per_node");
-    private static final long NAME = Dispatch.offset(LAYOUT, "name");
-    private static final long MAP_ADDR = Dispatch.offset(LAYOUT, "map_addr");
-    private static final long FLAGS = Dispatch.offset(LAYOUT, "flags");
+    private static final long TYPE = Downcalls.offset(LAYOUT, "type");
+    private static final long RX_CTX_BITS = Downcalls.offset(LAYOUT, "rx_ctx_bits");
+    private static final long COUNT = Downcalls.offset(LAYOUT, "count");
+    private static final long EP_PER_NODE = Downcalls.offset(LAYOUT, "ep_per_node");
+    private static final long NAME = Downcalls.offset(LAYOUT, "name");
+    private static final long MAP_ADDR = Downcalls.offset(LAYOUT, "map_addr");
+    private static final long FLAGS = Downcalls.offset(LAYOUT, "flags");
 
     private FiAvAttr() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -29,13 +31,13 @@ public final class FiCqAttr {
     /** {@code sizeof(struct fi_cq_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long SIZE_FIELD = Dispatch.offset(LAYOUT, "size");
-    private static final long FLAGS = Dispatch.offset(LAYOUT, "flags");
-    private static final long FORMAT = Dispatch.offset(LAYOUT, "format");
-    private static final long WAIT_OBJ = Dispatch.offset(LAYOUT, "wait_obj");
-    private static final long SIGNALING_VECTOR = Dispatch.offset(LAYOUT, "signaling_vector");
-    private static final long WAIT_COND = Dispatch.offset(LAYOUT, "wait_cond");
-    private static final long WAIT_SET = Dispatch.offset(LAYOUT, "wait_set");
+    private static final long SIZE_FIELD = Downcalls.offset(LAYOUT, "size");
+    private static final long FLAGS = Downcalls.offset(LAYOUT, "flags");
+    private static final long FORMAT = Downcalls.offset(LAYOUT, "format");
+    private static final long WAIT_OBJ = Downcalls.offset(LAYOUT, "wait_obj");
+    private static final long SIGNALING_VECTOR = Downcalls.offset(LAYOUT, "signaling_vector");
+    private static final long WAIT_COND = Downcalls.offset(LAYOUT, "wait_cond");
+    private static final long WAIT_SET = Downcalls.offset(LAYOUT, "wait_set");
 
     private FiCqAttr() {
     }

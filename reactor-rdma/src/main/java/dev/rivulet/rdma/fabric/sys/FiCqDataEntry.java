@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -31,11 +33,11 @@ public final class FiCqDataEntry {
     /** {@code sizeof(struct fi_cq_data_entry)}: the stride of the array {@code fi_cq_read} fills. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OP_CONTEXT = Dispatch.offset(LAYOUT, "op_context");
-    private static final long FLAGS = Dispatch.offset(LAYOUT, "flags");
-    private static final long LEN = Dispatch.offset(LAYOUT, "len");
-    private static final long BUF = Dispatch.offset(LAYOUT, "buf");
-    private static final long DATA = Dispatch.offset(LAYOUT, "data");
+    private static final long OP_CONTEXT = Downcalls.offset(LAYOUT, "op_context");
+    private static final long FLAGS = Downcalls.offset(LAYOUT, "flags");
+    private static final long LEN = Downcalls.offset(LAYOUT, "len");
+    private static final long BUF = Downcalls.offset(LAYOUT, "buf");
+    private static final long DATA = Downcalls.offset(LAYOUT, "data");
 
     private FiCqDataEntry() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -37,17 +39,17 @@ public final class FiCqErrEntry {
     /** {@code sizeof(struct fi_cq_err_entry)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OP_CONTEXT = Dispatch.offset(LAYOUT, "op_context");
-    private static final long FLAGS = Dispatch.offset(LAYOUT, "flags");
-    private static final long LEN = Dispatch.offset(LAYOUT, "len");
-    private static final long BUF = Dispatch.offset(LAYOUT, "buf");
-    private static final long DATA = Dispatch.offset(LAYOUT, "data");
-    private static final long TAG = Dispatch.offset(LAYOUT, "tag");
-    private static final long OLEN = Dispatch.offset(LAYOUT, "olen");
-    private static final long ERR = Dispatch.offset(LAYOUT, "err");
-    private static final long PROV_ERRNO = Dispatch.offset(LAYOUT, "prov_errno");
-    private static final long ERR_DATA = Dispatch.offset(LAYOUT, "err_data");
-    private static final long ERR_DATA_SIZE = Dispatch.offset(LAYOUT, "err_data_size");
+    private static final long OP_CONTEXT = Downcalls.offset(LAYOUT, "op_context");
+    private static final long FLAGS = Downcalls.offset(LAYOUT, "flags");
+    private static final long LEN = Downcalls.offset(LAYOUT, "len");
+    private static final long BUF = Downcalls.offset(LAYOUT, "buf");
+    private static final long DATA = Downcalls.offset(LAYOUT, "data");
+    private static final long TAG = Downcalls.offset(LAYOUT, "tag");
+    private static final long OLEN = Downcalls.offset(LAYOUT, "olen");
+    private static final long ERR = Downcalls.offset(LAYOUT, "err");
+    private static final long PROV_ERRNO = Downcalls.offset(LAYOUT, "prov_errno");
+    private static final long ERR_DATA = Downcalls.offset(LAYOUT, "err_data");
+    private static final long ERR_DATA_SIZE = Downcalls.offset(LAYOUT, "err_data_size");
 
     private FiCqErrEntry() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Libc;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -54,33 +56,33 @@ public final class FiDomainAttr {
     /** {@code sizeof(struct fi_domain_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long DOMAIN = Dispatch.offset(LAYOUT, "domain");
-    private static final long NAME = Dispatch.offset(LAYOUT, "name");
-    private static final long THREADING = Dispatch.offset(LAYOUT, "threading");
-    private static final long CONTROL_PROGRESS = Dispatch.offset(LAYOUT, "control_progress");
-    private static final long DATA_PROGRESS = Dispatch.offset(LAYOUT, "data_progress");
-    private static final long RESOURCE_MGMT = Dispatch.offset(LAYOUT, "resource_mgmt");
-    private static final long AV_TYPE = Dispatch.offset(LAYOUT, "av_type");
-    private static final long MR_MODE = Dispatch.offset(LAYOUT, "mr_mode");
-    private static final long MR_KEY_SIZE = Dispatch.offset(LAYOUT, "mr_key_size");
-    private static final long CQ_DATA_SIZE = Dispatch.offset(LAYOUT, "cq_data_size");
-    private static final long CQ_CNT = Dispatch.offset(LAYOUT, "cq_cnt");
-    private static final long EP_CNT = Dispatch.offset(LAYOUT, "ep_cnt");
-    private static final long TX_CTX_CNT = Dispatch.offset(LAYOUT, "tx_ctx_cnt");
-    private static final long RX_CTX_CNT = Dispatch.offset(LAYOUT, "rx_ctx_cnt");
-    private static final long MAX_EP_TX_CTX = Dispatch.offset(LAYOUT, "max_ep_tx_ctx");
-    private static final long MAX_EP_RX_CTX = Dispatch.offset(LAYOUT, "max_ep_rx_ctx");
-    private static final long MAX_EP_STX_CTX = Dispatch.offset(LAYOUT, "max_ep_stx_ctx");
-    private static final long MAX_EP_SRX_CTX = Dispatch.offset(LAYOUT, "max_ep_srx_ctx");
-    private static final long CNTR_CNT = Dispatch.offset(LAYOUT, "cntr_cnt");
-    private static final long MR_IOV_LIMIT = Dispatch.offset(LAYOUT, "mr_iov_limit");
-    private static final long CAPS = Dispatch.offset(LAYOUT, "caps");
-    private static final long MODE = Dispatch.offset(LAYOUT, "mode");
-    private static final long AUTH_KEY = Dispatch.offset(LAYOUT, "auth_key");
-    private static final long AUTH_KEY_SIZE = Dispatch.offset(LAYOUT, "auth_key_size");
-    private static final long MAX_ERR_DATA = Dispatch.offset(LAYOUT, "max_err_data");
-    private static final long MR_CNT = Dispatch.offset(LAYOUT, "mr_cnt");
-    private static final long TCLASS = Dispatch.offset(LAYOUT, "tclass");
+    private static final long DOMAIN = Downcalls.offset(LAYOUT, "domain");
+    private static final long NAME = Downcalls.offset(LAYOUT, "name");
+    private static final long THREADING = Downcalls.offset(LAYOUT, "threading");
+    private static final long CONTROL_PROGRESS = Downcalls.offset(LAYOUT, "control_progress");
+    private static final long DATA_PROGRESS = Downcalls.offset(LAYOUT, "data_progress");
+    private static final long RESOURCE_MGMT = Downcalls.offset(LAYOUT, "resource_mgmt");
+    private static final long AV_TYPE = Downcalls.offset(LAYOUT, "av_type");
+    private static final long MR_MODE = Downcalls.offset(LAYOUT, "mr_mode");
+    private static final long MR_KEY_SIZE = Downcalls.offset(LAYOUT, "mr_key_size");
+    private static final long CQ_DATA_SIZE = Downcalls.offset(LAYOUT, "cq_data_size");
+    private static final long CQ_CNT = Downcalls.offset(LAYOUT, "cq_cnt");
+    private static final long EP_CNT = Downcalls.offset(LAYOUT, "ep_cnt");
+    private static final long TX_CTX_CNT = Downcalls.offset(LAYOUT, "tx_ctx_cnt");
+    private static final long RX_CTX_CNT = Downcalls.offset(LAYOUT, "rx_ctx_cnt");
+    private static final long MAX_EP_TX_CTX = Downcalls.offset(LAYOUT, "max_ep_tx_ctx");
+    private static final long MAX_EP_RX_CTX = Downcalls.offset(LAYOUT, "max_ep_rx_ctx");
+    private static final long MAX_EP_STX_CTX = Downcalls.offset(LAYOUT, "max_ep_stx_ctx");
+    private static final long MAX_EP_SRX_CTX = Downcalls.offset(LAYOUT, "max_ep_srx_ctx");
+    private static final long CNTR_CNT = Downcalls.offset(LAYOUT, "cntr_cnt");
+    private static final long MR_IOV_LIMIT = Downcalls.offset(LAYOUT, "mr_iov_limit");
+    private static final long CAPS = Downcalls.offset(LAYOUT, "caps");
+    private static final long MODE = Downcalls.offset(LAYOUT, "mode");
+    private static final long AUTH_KEY = Downcalls.offset(LAYOUT, "auth_key");
+    private static final long AUTH_KEY_SIZE = Downcalls.offset(LAYOUT, "auth_key_size");
+    private static final long MAX_ERR_DATA = Downcalls.offset(LAYOUT, "max_err_data");
+    private static final long MR_CNT = Downcalls.offset(LAYOUT, "mr_cnt");
+    private static final long TCLASS = Downcalls.offset(LAYOUT, "tclass");
 
     private FiDomainAttr() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -36,19 +38,19 @@ public final class FiEpAttr {
     /** {@code sizeof(struct fi_ep_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long TYPE = Dispatch.offset(LAYOUT, "type");
-    private static final long PROTOCOL = Dispatch.offset(LAYOUT, "protocol");
-    private static final long PROTOCOL_VERSION = Dispatch.offset(LAYOUT, "protocol_version");
-    private static final long MAX_MSG_SIZE = Dispatch.offset(LAYOUT, "max_msg_size");
-    private static final long MSG_PREFIX_SIZE = Dispatch.offset(LAYOUT, "msg_prefix_size");
-    private static final long MAX_ORDER_RAW_SIZE = Dispatch.offset(LAYOUT, "max_order_raw_size");
-    private static final long MAX_ORDER_WAR_SIZE = Dispatch.offset(LAYOUT, "max_order_war_size");
-    private static final long MAX_ORDER_WAW_SIZE = Dispatch.offset(LAYOUT, "max_order_waw_size");
-    private static final long MEM_TAG_FORMAT = Dispatch.offset(LAYOUT, "mem_tag_format");
-    private static final long TX_CTX_CNT = Dispatch.offset(LAYOUT, "tx_ctx_cnt");
-    private static final long RX_CTX_CNT = Dispatch.offset(LAYOUT, "rx_ctx_cnt");
-    private static final long AUTH_KEY_SIZE = Dispatch.offset(LAYOUT, "auth_key_size");
-    private static final long AUTH_KEY = Dispatch.offset(LAYOUT, "auth_key");
+    private static final long TYPE = Downcalls.offset(LAYOUT, "type");
+    private static final long PROTOCOL = Downcalls.offset(LAYOUT, "protocol");
+    private static final long PROTOCOL_VERSION = Downcalls.offset(LAYOUT, "protocol_version");
+    private static final long MAX_MSG_SIZE = Downcalls.offset(LAYOUT, "max_msg_size");
+    private static final long MSG_PREFIX_SIZE = Downcalls.offset(LAYOUT, "msg_prefix_size");
+    private static final long MAX_ORDER_RAW_SIZE = Downcalls.offset(LAYOUT, "max_order_raw_size");
+    private static final long MAX_ORDER_WAR_SIZE = Downcalls.offset(LAYOUT, "max_order_war_size");
+    private static final long MAX_ORDER_WAW_SIZE = Downcalls.offset(LAYOUT, "max_order_waw_size");
+    private static final long MEM_TAG_FORMAT = Downcalls.offset(LAYOUT, "mem_tag_format");
+    private static final long TX_CTX_CNT = Downcalls.offset(LAYOUT, "tx_ctx_cnt");
+    private static final long RX_CTX_CNT = Downcalls.offset(LAYOUT, "rx_ctx_cnt");
+    private static final long AUTH_KEY_SIZE = Downcalls.offset(LAYOUT, "auth_key_size");
+    private static final long AUTH_KEY = Downcalls.offset(LAYOUT, "auth_key");
 
     private FiEpAttr() {
     }

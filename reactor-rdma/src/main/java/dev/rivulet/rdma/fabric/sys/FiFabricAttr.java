@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Libc;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -29,11 +31,11 @@ public final class FiFabricAttr {
     /** {@code sizeof(struct fi_fabric_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long FABRIC = Dispatch.offset(LAYOUT, "fabric");
-    private static final long NAME = Dispatch.offset(LAYOUT, "name");
-    private static final long PROV_NAME = Dispatch.offset(LAYOUT, "prov_name");
-    private static final long PROV_VERSION = Dispatch.offset(LAYOUT, "prov_version");
-    private static final long API_VERSION = Dispatch.offset(LAYOUT, "api_version");
+    private static final long FABRIC = Downcalls.offset(LAYOUT, "fabric");
+    private static final long NAME = Downcalls.offset(LAYOUT, "name");
+    private static final long PROV_NAME = Downcalls.offset(LAYOUT, "prov_name");
+    private static final long PROV_VERSION = Downcalls.offset(LAYOUT, "prov_version");
+    private static final long API_VERSION = Downcalls.offset(LAYOUT, "api_version");
 
     private FiFabricAttr() {
     }

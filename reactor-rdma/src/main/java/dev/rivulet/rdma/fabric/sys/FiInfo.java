@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Libc;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -47,21 +49,21 @@ public final class FiInfo {
     /** {@code sizeof(struct fi_info)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long NEXT = Dispatch.offset(LAYOUT, "next");
-    private static final long CAPS = Dispatch.offset(LAYOUT, "caps");
-    private static final long MODE = Dispatch.offset(LAYOUT, "mode");
-    private static final long ADDR_FORMAT = Dispatch.offset(LAYOUT, "addr_format");
-    private static final long SRC_ADDRLEN = Dispatch.offset(LAYOUT, "src_addrlen");
-    private static final long DEST_ADDRLEN = Dispatch.offset(LAYOUT, "dest_addrlen");
-    private static final long SRC_ADDR = Dispatch.offset(LAYOUT, "src_addr");
-    private static final long DEST_ADDR = Dispatch.offset(LAYOUT, "dest_addr");
-    private static final long HANDLE = Dispatch.offset(LAYOUT, "handle");
-    private static final long TX_ATTR = Dispatch.offset(LAYOUT, "tx_attr");
-    private static final long RX_ATTR = Dispatch.offset(LAYOUT, "rx_attr");
-    private static final long EP_ATTR = Dispatch.offset(LAYOUT, "ep_attr");
-    private static final long DOMAIN_ATTR = Dispatch.offset(LAYOUT, "domain_attr");
-    private static final long FABRIC_ATTR = Dispatch.offset(LAYOUT, "fabric_attr");
-    private static final long NIC = Dispatch.offset(LAYOUT, "nic");
+    private static final long NEXT = Downcalls.offset(LAYOUT, "next");
+    private static final long CAPS = Downcalls.offset(LAYOUT, "caps");
+    private static final long MODE = Downcalls.offset(LAYOUT, "mode");
+    private static final long ADDR_FORMAT = Downcalls.offset(LAYOUT, "addr_format");
+    private static final long SRC_ADDRLEN = Downcalls.offset(LAYOUT, "src_addrlen");
+    private static final long DEST_ADDRLEN = Downcalls.offset(LAYOUT, "dest_addrlen");
+    private static final long SRC_ADDR = Downcalls.offset(LAYOUT, "src_addr");
+    private static final long DEST_ADDR = Downcalls.offset(LAYOUT, "dest_addr");
+    private static final long HANDLE = Downcalls.offset(LAYOUT, "handle");
+    private static final long TX_ATTR = Downcalls.offset(LAYOUT, "tx_attr");
+    private static final long RX_ATTR = Downcalls.offset(LAYOUT, "rx_attr");
+    private static final long EP_ATTR = Downcalls.offset(LAYOUT, "ep_attr");
+    private static final long DOMAIN_ATTR = Downcalls.offset(LAYOUT, "domain_attr");
+    private static final long FABRIC_ATTR = Downcalls.offset(LAYOUT, "fabric_attr");
+    private static final long NIC = Downcalls.offset(LAYOUT, "nic");
 
     private FiInfo() {
     }

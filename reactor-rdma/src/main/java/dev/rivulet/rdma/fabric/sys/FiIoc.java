@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -23,8 +25,8 @@ public final class FiIoc {
     /** {@code sizeof(struct fi_ioc)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long ADDR = Dispatch.offset(LAYOUT, "addr");
-    private static final long COUNT = Dispatch.offset(LAYOUT, "count");
+    private static final long ADDR = Downcalls.offset(LAYOUT, "addr");
+    private static final long COUNT = Downcalls.offset(LAYOUT, "count");
 
     private FiIoc() {
     }

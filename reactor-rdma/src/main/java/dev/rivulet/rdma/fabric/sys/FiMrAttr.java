@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Iovec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -40,16 +42,16 @@ public final class FiMrAttr {
     /** {@code sizeof(struct fi_mr_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long MR_IOV = Dispatch.offset(LAYOUT, "mr_iov");
-    private static final long IOV_COUNT = Dispatch.offset(LAYOUT, "iov_count");
-    private static final long ACCESS = Dispatch.offset(LAYOUT, "access");
-    private static final long OFFSET = Dispatch.offset(LAYOUT, "offset");
-    private static final long REQUESTED_KEY = Dispatch.offset(LAYOUT, "requested_key");
-    private static final long CONTEXT = Dispatch.offset(LAYOUT, "context");
-    private static final long AUTH_KEY_SIZE = Dispatch.offset(LAYOUT, "auth_key_size");
-    private static final long AUTH_KEY = Dispatch.offset(LAYOUT, "auth_key");
-    private static final long IFACE = Dispatch.offset(LAYOUT, "iface");
-    private static final long DEVICE = Dispatch.offset(LAYOUT, "device");
+    private static final long MR_IOV = Downcalls.offset(LAYOUT, "mr_iov");
+    private static final long IOV_COUNT = Downcalls.offset(LAYOUT, "iov_count");
+    private static final long ACCESS = Downcalls.offset(LAYOUT, "access");
+    private static final long OFFSET = Downcalls.offset(LAYOUT, "offset");
+    private static final long REQUESTED_KEY = Downcalls.offset(LAYOUT, "requested_key");
+    private static final long CONTEXT = Downcalls.offset(LAYOUT, "context");
+    private static final long AUTH_KEY_SIZE = Downcalls.offset(LAYOUT, "auth_key_size");
+    private static final long AUTH_KEY = Downcalls.offset(LAYOUT, "auth_key");
+    private static final long IFACE = Downcalls.offset(LAYOUT, "iface");
+    private static final long DEVICE = Downcalls.offset(LAYOUT, "device");
 
     private FiMrAttr() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Iovec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -27,12 +29,12 @@ public final class FiMsg {
     /** {@code sizeof(struct fi_msg)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long MSG_IOV = Dispatch.offset(LAYOUT, "msg_iov");
-    private static final long DESC = Dispatch.offset(LAYOUT, "desc");
-    private static final long IOV_COUNT = Dispatch.offset(LAYOUT, "iov_count");
-    private static final long ADDR = Dispatch.offset(LAYOUT, "addr");
-    private static final long CONTEXT = Dispatch.offset(LAYOUT, "context");
-    private static final long DATA = Dispatch.offset(LAYOUT, "data");
+    private static final long MSG_IOV = Downcalls.offset(LAYOUT, "msg_iov");
+    private static final long DESC = Downcalls.offset(LAYOUT, "desc");
+    private static final long IOV_COUNT = Downcalls.offset(LAYOUT, "iov_count");
+    private static final long ADDR = Downcalls.offset(LAYOUT, "addr");
+    private static final long CONTEXT = Downcalls.offset(LAYOUT, "context");
+    private static final long DATA = Downcalls.offset(LAYOUT, "data");
 
     private FiMsg() {
     }

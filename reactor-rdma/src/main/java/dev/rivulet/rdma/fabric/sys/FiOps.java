@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -24,12 +26,12 @@ final class FiOps {
             ADDRESS.withName("ops_set"))
             .withName("fi_ops");
 
-    static final long CLOSE = Dispatch.offset(LAYOUT, "close");
-    static final long BIND = Dispatch.offset(LAYOUT, "bind");
-    static final long CONTROL = Dispatch.offset(LAYOUT, "control");
-    static final long OPS_OPEN = Dispatch.offset(LAYOUT, "ops_open");
-    static final long TOSTR = Dispatch.offset(LAYOUT, "tostr");
-    static final long OPS_SET = Dispatch.offset(LAYOUT, "ops_set");
+    static final long CLOSE = Downcalls.offset(LAYOUT, "close");
+    static final long BIND = Downcalls.offset(LAYOUT, "bind");
+    static final long CONTROL = Downcalls.offset(LAYOUT, "control");
+    static final long OPS_OPEN = Downcalls.offset(LAYOUT, "ops_open");
+    static final long TOSTR = Downcalls.offset(LAYOUT, "tostr");
+    static final long OPS_SET = Downcalls.offset(LAYOUT, "ops_set");
 
     private FiOps() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -32,19 +34,19 @@ final class FiOpsAtomic {
             ADDRESS.withName("compwritevalid"))
             .withName("fi_ops_atomic");
 
-    static final long WRITE = Dispatch.offset(LAYOUT, "write");
-    static final long WRITEV = Dispatch.offset(LAYOUT, "writev");
-    static final long WRITEMSG = Dispatch.offset(LAYOUT, "writemsg");
-    static final long INJECT = Dispatch.offset(LAYOUT, "inject");
-    static final long READWRITE = Dispatch.offset(LAYOUT, "readwrite");
-    static final long READWRITEV = Dispatch.offset(LAYOUT, "readwritev");
-    static final long READWRITEMSG = Dispatch.offset(LAYOUT, "readwritemsg");
-    static final long COMPWRITE = Dispatch.offset(LAYOUT, "compwrite");
-    static final long COMPWRITEV = Dispatch.offset(LAYOUT, "compwritev");
-    static final long COMPWRITEMSG = Dispatch.offset(LAYOUT, "compwritemsg");
-    static final long WRITEVALID = Dispatch.offset(LAYOUT, "writevalid");
-    static final long READWRITEVALID = Dispatch.offset(LAYOUT, "readwritevalid");
-    static final long COMPWRITEVALID = Dispatch.offset(LAYOUT, "compwritevalid");
+    static final long WRITE = Downcalls.offset(LAYOUT, "write");
+    static final long WRITEV = Downcalls.offset(LAYOUT, "writev");
+    static final long WRITEMSG = Downcalls.offset(LAYOUT, "writemsg");
+    static final long INJECT = Downcalls.offset(LAYOUT, "inject");
+    static final long READWRITE = Downcalls.offset(LAYOUT, "readwrite");
+    static final long READWRITEV = Downcalls.offset(LAYOUT, "readwritev");
+    static final long READWRITEMSG = Downcalls.offset(LAYOUT, "readwritemsg");
+    static final long COMPWRITE = Downcalls.offset(LAYOUT, "compwrite");
+    static final long COMPWRITEV = Downcalls.offset(LAYOUT, "compwritev");
+    static final long COMPWRITEMSG = Downcalls.offset(LAYOUT, "compwritemsg");
+    static final long WRITEVALID = Downcalls.offset(LAYOUT, "writevalid");
+    static final long READWRITEVALID = Downcalls.offset(LAYOUT, "readwritevalid");
+    static final long COMPWRITEVALID = Downcalls.offset(LAYOUT, "compwritevalid");
 
     private FiOpsAtomic() {
     }

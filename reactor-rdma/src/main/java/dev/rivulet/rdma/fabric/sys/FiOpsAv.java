@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -25,13 +27,13 @@ final class FiOpsAv {
             ADDRESS.withName("av_set"))
             .withName("fi_ops_av");
 
-    static final long INSERT = Dispatch.offset(LAYOUT, "insert");
-    static final long INSERTSVC = Dispatch.offset(LAYOUT, "insertsvc");
-    static final long INSERTSYM = Dispatch.offset(LAYOUT, "insertsym");
-    static final long REMOVE = Dispatch.offset(LAYOUT, "remove");
-    static final long LOOKUP = Dispatch.offset(LAYOUT, "lookup");
-    static final long STRADDR = Dispatch.offset(LAYOUT, "straddr");
-    static final long AV_SET = Dispatch.offset(LAYOUT, "av_set");
+    static final long INSERT = Downcalls.offset(LAYOUT, "insert");
+    static final long INSERTSVC = Downcalls.offset(LAYOUT, "insertsvc");
+    static final long INSERTSYM = Downcalls.offset(LAYOUT, "insertsym");
+    static final long REMOVE = Downcalls.offset(LAYOUT, "remove");
+    static final long LOOKUP = Downcalls.offset(LAYOUT, "lookup");
+    static final long STRADDR = Downcalls.offset(LAYOUT, "straddr");
+    static final long AV_SET = Downcalls.offset(LAYOUT, "av_set");
 
     private FiOpsAv() {
     }

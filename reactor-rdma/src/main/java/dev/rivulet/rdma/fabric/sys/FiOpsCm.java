@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -28,15 +30,15 @@ final class FiOpsCm {
             ADDRESS.withName("join"))
             .withName("fi_ops_cm");
 
-    static final long SETNAME = Dispatch.offset(LAYOUT, "setname");
-    static final long GETNAME = Dispatch.offset(LAYOUT, "getname");
-    static final long GETPEER = Dispatch.offset(LAYOUT, "getpeer");
-    static final long CONNECT = Dispatch.offset(LAYOUT, "connect");
-    static final long LISTEN = Dispatch.offset(LAYOUT, "listen");
-    static final long ACCEPT = Dispatch.offset(LAYOUT, "accept");
-    static final long REJECT = Dispatch.offset(LAYOUT, "reject");
-    static final long SHUTDOWN = Dispatch.offset(LAYOUT, "shutdown");
-    static final long JOIN = Dispatch.offset(LAYOUT, "join");
+    static final long SETNAME = Downcalls.offset(LAYOUT, "setname");
+    static final long GETNAME = Downcalls.offset(LAYOUT, "getname");
+    static final long GETPEER = Downcalls.offset(LAYOUT, "getpeer");
+    static final long CONNECT = Downcalls.offset(LAYOUT, "connect");
+    static final long LISTEN = Downcalls.offset(LAYOUT, "listen");
+    static final long ACCEPT = Downcalls.offset(LAYOUT, "accept");
+    static final long REJECT = Downcalls.offset(LAYOUT, "reject");
+    static final long SHUTDOWN = Downcalls.offset(LAYOUT, "shutdown");
+    static final long JOIN = Downcalls.offset(LAYOUT, "join");
 
     private FiOpsCm() {
     }

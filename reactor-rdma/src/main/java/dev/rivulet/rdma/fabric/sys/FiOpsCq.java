@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -25,13 +27,13 @@ final class FiOpsCq {
             ADDRESS.withName("strerror"))
             .withName("fi_ops_cq");
 
-    static final long READ = Dispatch.offset(LAYOUT, "read");
-    static final long READFROM = Dispatch.offset(LAYOUT, "readfrom");
-    static final long READERR = Dispatch.offset(LAYOUT, "readerr");
-    static final long SREAD = Dispatch.offset(LAYOUT, "sread");
-    static final long SREADFROM = Dispatch.offset(LAYOUT, "sreadfrom");
-    static final long SIGNAL = Dispatch.offset(LAYOUT, "signal");
-    static final long STRERROR = Dispatch.offset(LAYOUT, "strerror");
+    static final long READ = Downcalls.offset(LAYOUT, "read");
+    static final long READFROM = Downcalls.offset(LAYOUT, "readfrom");
+    static final long READERR = Downcalls.offset(LAYOUT, "readerr");
+    static final long SREAD = Downcalls.offset(LAYOUT, "sread");
+    static final long SREADFROM = Downcalls.offset(LAYOUT, "sreadfrom");
+    static final long SIGNAL = Downcalls.offset(LAYOUT, "signal");
+    static final long STRERROR = Downcalls.offset(LAYOUT, "strerror");
 
     private FiOpsCq() {
     }

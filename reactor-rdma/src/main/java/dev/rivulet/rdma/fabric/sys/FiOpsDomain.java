@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -29,17 +31,17 @@ final class FiOpsDomain {
             ADDRESS.withName("endpoint2"))
             .withName("fi_ops_domain");
 
-    static final long AV_OPEN = Dispatch.offset(LAYOUT, "av_open");
-    static final long CQ_OPEN = Dispatch.offset(LAYOUT, "cq_open");
-    static final long ENDPOINT = Dispatch.offset(LAYOUT, "endpoint");
-    static final long SCALABLE_EP = Dispatch.offset(LAYOUT, "scalable_ep");
-    static final long CNTR_OPEN = Dispatch.offset(LAYOUT, "cntr_open");
-    static final long POLL_OPEN = Dispatch.offset(LAYOUT, "poll_open");
-    static final long STX_CTX = Dispatch.offset(LAYOUT, "stx_ctx");
-    static final long SRX_CTX = Dispatch.offset(LAYOUT, "srx_ctx");
-    static final long QUERY_ATOMIC = Dispatch.offset(LAYOUT, "query_atomic");
-    static final long QUERY_COLLECTIVE = Dispatch.offset(LAYOUT, "query_collective");
-    static final long ENDPOINT2 = Dispatch.offset(LAYOUT, "endpoint2");
+    static final long AV_OPEN = Downcalls.offset(LAYOUT, "av_open");
+    static final long CQ_OPEN = Downcalls.offset(LAYOUT, "cq_open");
+    static final long ENDPOINT = Downcalls.offset(LAYOUT, "endpoint");
+    static final long SCALABLE_EP = Downcalls.offset(LAYOUT, "scalable_ep");
+    static final long CNTR_OPEN = Downcalls.offset(LAYOUT, "cntr_open");
+    static final long POLL_OPEN = Downcalls.offset(LAYOUT, "poll_open");
+    static final long STX_CTX = Downcalls.offset(LAYOUT, "stx_ctx");
+    static final long SRX_CTX = Downcalls.offset(LAYOUT, "srx_ctx");
+    static final long QUERY_ATOMIC = Downcalls.offset(LAYOUT, "query_atomic");
+    static final long QUERY_COLLECTIVE = Downcalls.offset(LAYOUT, "query_collective");
+    static final long ENDPOINT2 = Downcalls.offset(LAYOUT, "endpoint2");
 
     private FiOpsDomain() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -25,13 +27,13 @@ final class FiOpsEp {
             ADDRESS.withName("tx_size_left"))
             .withName("fi_ops_ep");
 
-    static final long CANCEL = Dispatch.offset(LAYOUT, "cancel");
-    static final long GETOPT = Dispatch.offset(LAYOUT, "getopt");
-    static final long SETOPT = Dispatch.offset(LAYOUT, "setopt");
-    static final long TX_CTX = Dispatch.offset(LAYOUT, "tx_ctx");
-    static final long RX_CTX = Dispatch.offset(LAYOUT, "rx_ctx");
-    static final long RX_SIZE_LEFT = Dispatch.offset(LAYOUT, "rx_size_left");
-    static final long TX_SIZE_LEFT = Dispatch.offset(LAYOUT, "tx_size_left");
+    static final long CANCEL = Downcalls.offset(LAYOUT, "cancel");
+    static final long GETOPT = Downcalls.offset(LAYOUT, "getopt");
+    static final long SETOPT = Downcalls.offset(LAYOUT, "setopt");
+    static final long TX_CTX = Downcalls.offset(LAYOUT, "tx_ctx");
+    static final long RX_CTX = Downcalls.offset(LAYOUT, "rx_ctx");
+    static final long RX_SIZE_LEFT = Downcalls.offset(LAYOUT, "rx_size_left");
+    static final long TX_SIZE_LEFT = Downcalls.offset(LAYOUT, "tx_size_left");
 
     private FiOpsEp() {
     }

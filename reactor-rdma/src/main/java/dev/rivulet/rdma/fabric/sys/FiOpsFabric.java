@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -24,12 +26,12 @@ final class FiOpsFabric {
             ADDRESS.withName("domain2"))
             .withName("fi_ops_fabric");
 
-    static final long DOMAIN = Dispatch.offset(LAYOUT, "domain");
-    static final long PASSIVE_EP = Dispatch.offset(LAYOUT, "passive_ep");
-    static final long EQ_OPEN = Dispatch.offset(LAYOUT, "eq_open");
-    static final long WAIT_OPEN = Dispatch.offset(LAYOUT, "wait_open");
-    static final long TRYWAIT = Dispatch.offset(LAYOUT, "trywait");
-    static final long DOMAIN2 = Dispatch.offset(LAYOUT, "domain2");
+    static final long DOMAIN = Downcalls.offset(LAYOUT, "domain");
+    static final long PASSIVE_EP = Downcalls.offset(LAYOUT, "passive_ep");
+    static final long EQ_OPEN = Downcalls.offset(LAYOUT, "eq_open");
+    static final long WAIT_OPEN = Downcalls.offset(LAYOUT, "wait_open");
+    static final long TRYWAIT = Downcalls.offset(LAYOUT, "trywait");
+    static final long DOMAIN2 = Downcalls.offset(LAYOUT, "domain2");
 
     private FiOpsFabric() {
     }

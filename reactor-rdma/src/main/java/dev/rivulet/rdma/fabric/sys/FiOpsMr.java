@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -21,9 +23,9 @@ final class FiOpsMr {
             ADDRESS.withName("regattr"))
             .withName("fi_ops_mr");
 
-    static final long REG = Dispatch.offset(LAYOUT, "reg");
-    static final long REGV = Dispatch.offset(LAYOUT, "regv");
-    static final long REGATTR = Dispatch.offset(LAYOUT, "regattr");
+    static final long REG = Downcalls.offset(LAYOUT, "reg");
+    static final long REGV = Downcalls.offset(LAYOUT, "regv");
+    static final long REGATTR = Downcalls.offset(LAYOUT, "regattr");
 
     private FiOpsMr() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -27,15 +29,15 @@ final class FiOpsMsg {
             ADDRESS.withName("injectdata"))
             .withName("fi_ops_msg");
 
-    static final long RECV = Dispatch.offset(LAYOUT, "recv");
-    static final long RECVV = Dispatch.offset(LAYOUT, "recvv");
-    static final long RECVMSG = Dispatch.offset(LAYOUT, "recvmsg");
-    static final long SEND = Dispatch.offset(LAYOUT, "send");
-    static final long SENDV = Dispatch.offset(LAYOUT, "sendv");
-    static final long SENDMSG = Dispatch.offset(LAYOUT, "sendmsg");
-    static final long INJECT = Dispatch.offset(LAYOUT, "inject");
-    static final long SENDDATA = Dispatch.offset(LAYOUT, "senddata");
-    static final long INJECTDATA = Dispatch.offset(LAYOUT, "injectdata");
+    static final long RECV = Downcalls.offset(LAYOUT, "recv");
+    static final long RECVV = Downcalls.offset(LAYOUT, "recvv");
+    static final long RECVMSG = Downcalls.offset(LAYOUT, "recvmsg");
+    static final long SEND = Downcalls.offset(LAYOUT, "send");
+    static final long SENDV = Downcalls.offset(LAYOUT, "sendv");
+    static final long SENDMSG = Downcalls.offset(LAYOUT, "sendmsg");
+    static final long INJECT = Downcalls.offset(LAYOUT, "inject");
+    static final long SENDDATA = Downcalls.offset(LAYOUT, "senddata");
+    static final long INJECTDATA = Downcalls.offset(LAYOUT, "injectdata");
 
     private FiOpsMsg() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -27,15 +29,15 @@ final class FiOpsRma {
             ADDRESS.withName("injectdata"))
             .withName("fi_ops_rma");
 
-    static final long READ = Dispatch.offset(LAYOUT, "read");
-    static final long READV = Dispatch.offset(LAYOUT, "readv");
-    static final long READMSG = Dispatch.offset(LAYOUT, "readmsg");
-    static final long WRITE = Dispatch.offset(LAYOUT, "write");
-    static final long WRITEV = Dispatch.offset(LAYOUT, "writev");
-    static final long WRITEMSG = Dispatch.offset(LAYOUT, "writemsg");
-    static final long INJECT = Dispatch.offset(LAYOUT, "inject");
-    static final long WRITEDATA = Dispatch.offset(LAYOUT, "writedata");
-    static final long INJECTDATA = Dispatch.offset(LAYOUT, "injectdata");
+    static final long READ = Downcalls.offset(LAYOUT, "read");
+    static final long READV = Downcalls.offset(LAYOUT, "readv");
+    static final long READMSG = Downcalls.offset(LAYOUT, "readmsg");
+    static final long WRITE = Downcalls.offset(LAYOUT, "write");
+    static final long WRITEV = Downcalls.offset(LAYOUT, "writev");
+    static final long WRITEMSG = Downcalls.offset(LAYOUT, "writemsg");
+    static final long INJECT = Downcalls.offset(LAYOUT, "inject");
+    static final long WRITEDATA = Downcalls.offset(LAYOUT, "writedata");
+    static final long INJECTDATA = Downcalls.offset(LAYOUT, "injectdata");
 
     private FiOpsRma() {
     }

@@ -2,6 +2,8 @@ package dev.rivulet.rdma.fabric.sys;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -23,9 +25,9 @@ public final class FiRmaIov {
     /** {@code sizeof(struct fi_rma_iov)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long ADDR = Dispatch.offset(LAYOUT, "addr");
-    private static final long LEN = Dispatch.offset(LAYOUT, "len");
-    private static final long KEY = Dispatch.offset(LAYOUT, "key");
+    private static final long ADDR = Downcalls.offset(LAYOUT, "addr");
+    private static final long LEN = Downcalls.offset(LAYOUT, "len");
+    private static final long KEY = Downcalls.offset(LAYOUT, "key");
 
     private FiRmaIov() {
     }

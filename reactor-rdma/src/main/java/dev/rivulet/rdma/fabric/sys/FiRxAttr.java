@@ -2,6 +2,8 @@ package dev.rivulet.rdma.fabric.sys;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -27,14 +29,14 @@ public final class FiRxAttr {
     /** {@code sizeof(struct fi_rx_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long CAPS = Dispatch.offset(LAYOUT, "caps");
-    private static final long MODE = Dispatch.offset(LAYOUT, "mode");
-    private static final long OP_FLAGS = Dispatch.offset(LAYOUT, "op_flags");
-    private static final long MSG_ORDER = Dispatch.offset(LAYOUT, "msg_order");
-    private static final long COMP_ORDER = Dispatch.offset(LAYOUT, "comp_order");
-    private static final long TOTAL_BUFFERED_RECV = Dispatch.offset(LAYOUT, "total_buffered_recv");
-    private static final long SIZE_FIELD = Dispatch.offset(LAYOUT, "size");
-    private static final long IOV_LIMIT = Dispatch.offset(LAYOUT, "iov_limit");
+    private static final long CAPS = Downcalls.offset(LAYOUT, "caps");
+    private static final long MODE = Downcalls.offset(LAYOUT, "mode");
+    private static final long OP_FLAGS = Downcalls.offset(LAYOUT, "op_flags");
+    private static final long MSG_ORDER = Downcalls.offset(LAYOUT, "msg_order");
+    private static final long COMP_ORDER = Downcalls.offset(LAYOUT, "comp_order");
+    private static final long TOTAL_BUFFERED_RECV = Downcalls.offset(LAYOUT, "total_buffered_recv");
+    private static final long SIZE_FIELD = Downcalls.offset(LAYOUT, "size");
+    private static final long IOV_LIMIT = Downcalls.offset(LAYOUT, "iov_limit");
 
     private FiRxAttr() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -32,16 +34,16 @@ public final class FiTxAttr {
     /** {@code sizeof(struct fi_tx_attr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long CAPS = Dispatch.offset(LAYOUT, "caps");
-    private static final long MODE = Dispatch.offset(LAYOUT, "mode");
-    private static final long OP_FLAGS = Dispatch.offset(LAYOUT, "op_flags");
-    private static final long MSG_ORDER = Dispatch.offset(LAYOUT, "msg_order");
-    private static final long COMP_ORDER = Dispatch.offset(LAYOUT, "comp_order");
-    private static final long INJECT_SIZE = Dispatch.offset(LAYOUT, "inject_size");
-    private static final long SIZE_FIELD = Dispatch.offset(LAYOUT, "size");
-    private static final long IOV_LIMIT = Dispatch.offset(LAYOUT, "iov_limit");
-    private static final long RMA_IOV_LIMIT = Dispatch.offset(LAYOUT, "rma_iov_limit");
-    private static final long TCLASS = Dispatch.offset(LAYOUT, "tclass");
+    private static final long CAPS = Downcalls.offset(LAYOUT, "caps");
+    private static final long MODE = Downcalls.offset(LAYOUT, "mode");
+    private static final long OP_FLAGS = Downcalls.offset(LAYOUT, "op_flags");
+    private static final long MSG_ORDER = Downcalls.offset(LAYOUT, "msg_order");
+    private static final long COMP_ORDER = Downcalls.offset(LAYOUT, "comp_order");
+    private static final long INJECT_SIZE = Downcalls.offset(LAYOUT, "inject_size");
+    private static final long SIZE_FIELD = Downcalls.offset(LAYOUT, "size");
+    private static final long IOV_LIMIT = Downcalls.offset(LAYOUT, "iov_limit");
+    private static final long RMA_IOV_LIMIT = Downcalls.offset(LAYOUT, "rma_iov_limit");
+    private static final long TCLASS = Downcalls.offset(LAYOUT, "tclass");
 
     private FiTxAttr() {
     }

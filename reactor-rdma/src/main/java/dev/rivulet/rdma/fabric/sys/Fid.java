@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -30,10 +32,10 @@ public final class Fid {
     /** {@code sizeof(struct fid)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long FCLASS = Dispatch.offset(LAYOUT, "fclass");
-    private static final long CONTEXT = Dispatch.offset(LAYOUT, "context");
+    private static final long FCLASS = Downcalls.offset(LAYOUT, "fclass");
+    private static final long CONTEXT = Downcalls.offset(LAYOUT, "context");
     /** Offset of the {@code fi_ops*} in every object. */
-    static final long OPS = Dispatch.offset(LAYOUT, "ops");
+    static final long OPS = Downcalls.offset(LAYOUT, "ops");
 
     // Setup and teardown calls: ordinary downcalls (they may allocate, join threads, flush queues).
     private static final MethodHandle CLOSE = Dispatch.downcall(FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -73,7 +75,7 @@ public final class Fid {
         try {
             return (int) CLOSE.invokeExact(Dispatch.target(fn), fid);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -90,7 +92,7 @@ public final class Fid {
         try {
             return (int) BIND.invokeExact(Dispatch.target(fn), fid, bfid, flags);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -106,7 +108,7 @@ public final class Fid {
         try {
             return (int) CONTROL.invokeExact(Dispatch.target(fn), fid, command, arg);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

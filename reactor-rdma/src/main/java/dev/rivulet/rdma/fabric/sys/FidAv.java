@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +27,7 @@ public final class FidAv {
     /** {@code sizeof(struct fid_av)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OPS = Dispatch.offset(LAYOUT, "ops");
+    private static final long OPS = Downcalls.offset(LAYOUT, "ops");
 
     private static final MethodHandle INSERT = Dispatch.downcall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
@@ -61,7 +63,7 @@ public final class FidAv {
         try {
             return (int) INSERT.invokeExact(Dispatch.target(fn), av, addr, count, fiAddr, flags, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -74,7 +76,7 @@ public final class FidAv {
         try {
             return (int) REMOVE.invokeExact(Dispatch.target(fn), av, fiAddr, count, flags);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -90,7 +92,7 @@ public final class FidAv {
         try {
             return (int) LOOKUP.invokeExact(Dispatch.target(fn), av, fiAddr, addr, addrlen);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -108,7 +110,7 @@ public final class FidAv {
         try {
             return (MemorySegment) STRADDR.invokeExact(Dispatch.target(fn), av, addr, buf, len);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
@@ -29,7 +31,7 @@ public final class FidCq {
     /** {@code sizeof(struct fid_cq)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OPS = Dispatch.offset(LAYOUT, "ops");
+    private static final long OPS = Downcalls.offset(LAYOUT, "ops");
 
     private static final MethodHandle READ = Dispatch.criticalDowncall(
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
@@ -68,7 +70,7 @@ public final class FidCq {
         try {
             return (long) READ.invokeExact(Dispatch.target(fn), cq, buf, count);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -84,7 +86,7 @@ public final class FidCq {
         try {
             return (long) READFROM.invokeExact(Dispatch.target(fn), cq, buf, count, srcAddr);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -102,7 +104,7 @@ public final class FidCq {
         try {
             return (long) READERR.invokeExact(Dispatch.target(fn), cq, buf, flags);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -124,7 +126,7 @@ public final class FidCq {
         try {
             return (long) SREAD.invokeExact(Dispatch.target(fn), cq, buf, count, cond, timeout);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -140,7 +142,7 @@ public final class FidCq {
         try {
             return (int) SIGNAL.invokeExact(Dispatch.target(fn), cq);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -160,7 +162,7 @@ public final class FidCq {
         try {
             return (MemorySegment) STRERROR.invokeExact(Dispatch.target(fn), cq, provErrno, errData, buf, len);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -28,8 +30,8 @@ public final class FidDomain {
     /** {@code sizeof(struct fid_domain)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OPS = Dispatch.offset(LAYOUT, "ops");
-    private static final long MR = Dispatch.offset(LAYOUT, "mr");
+    private static final long OPS = Downcalls.offset(LAYOUT, "ops");
+    private static final long MR = Downcalls.offset(LAYOUT, "mr");
 
     /**
      * {@code int (*)(domain, attr-or-info, struct fid_xx **, void *context)}: endpoint, cq_open and av_open share it.
@@ -102,7 +104,7 @@ public final class FidDomain {
             return (int) MR_REG.invokeExact(Dispatch.target(fn), domain, buf, len, access, offset, requestedKey,
                     flags, mr, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -120,7 +122,7 @@ public final class FidDomain {
         try {
             return (int) MR_REGATTR.invokeExact(Dispatch.target(fn), domain, attr, flags, mr);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -133,7 +135,7 @@ public final class FidDomain {
         try {
             return (int) OPEN.invokeExact(Dispatch.target(fn), domain, attr, out, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -51,11 +53,11 @@ public final class FidEp {
     /** {@code sizeof(struct fid_ep)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OPS = Dispatch.offset(LAYOUT, "ops");
-    private static final long CM = Dispatch.offset(LAYOUT, "cm");
-    private static final long MSG = Dispatch.offset(LAYOUT, "msg");
-    private static final long RMA = Dispatch.offset(LAYOUT, "rma");
-    private static final long ATOMIC = Dispatch.offset(LAYOUT, "atomic");
+    private static final long OPS = Downcalls.offset(LAYOUT, "ops");
+    private static final long CM = Downcalls.offset(LAYOUT, "cm");
+    private static final long MSG = Downcalls.offset(LAYOUT, "msg");
+    private static final long RMA = Downcalls.offset(LAYOUT, "rma");
+    private static final long ATOMIC = Downcalls.offset(LAYOUT, "atomic");
 
     // ---- endpoint control and CM: setup-time calls, ordinary downcalls
     private static final MethodHandle GETNAME = Dispatch.downcall(
@@ -140,7 +142,7 @@ public final class FidEp {
         try {
             return (int) GETNAME.invokeExact(Dispatch.target(fn), fid, addr, addrlen);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -156,7 +158,7 @@ public final class FidEp {
         try {
             return (int) SETOPT.invokeExact(Dispatch.target(fn), fid, level, optname, optval, optlen);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -169,7 +171,7 @@ public final class FidEp {
         try {
             return (int) GETOPT.invokeExact(Dispatch.target(fn), fid, level, optname, optval, optlen);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -185,7 +187,7 @@ public final class FidEp {
         try {
             return (long) CANCEL.invokeExact(Dispatch.target(fn), fid, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -204,7 +206,7 @@ public final class FidEp {
         try {
             return (long) MSG_BUF.invokeExact(Dispatch.target(fn), ep, buf, len, desc, srcAddr, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -226,7 +228,7 @@ public final class FidEp {
         try {
             return (long) MSG_BUF.invokeExact(Dispatch.target(fn), ep, buf, len, desc, destAddr, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -250,7 +252,7 @@ public final class FidEp {
         try {
             return (long) INJECT.invokeExact(Dispatch.target(fn), ep, buf, len, destAddr);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -268,7 +270,7 @@ public final class FidEp {
         try {
             return (long) SENDDATA.invokeExact(Dispatch.target(fn), ep, buf, len, desc, data, destAddr, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -284,7 +286,7 @@ public final class FidEp {
         try {
             return (long) INJECTDATA.invokeExact(Dispatch.target(fn), ep, buf, len, data, destAddr);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -341,7 +343,7 @@ public final class FidEp {
             return (long) WRITEDATA.invokeExact(Dispatch.target(fn), ep, buf, len, desc, data, destAddr, addr, key,
                     context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -358,7 +360,7 @@ public final class FidEp {
         try {
             return (long) INJECT_WRITE.invokeExact(Dispatch.target(fn), ep, buf, len, destAddr, addr, key);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -379,7 +381,7 @@ public final class FidEp {
             return (long) ATOMIC_WRITE.invokeExact(Dispatch.target(fn), ep, buf, count, desc, destAddr, addr, key,
                     datatype, op, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -408,7 +410,7 @@ public final class FidEp {
             return (long) ATOMIC_READWRITE.invokeExact(Dispatch.target(fn), ep, buf, count, desc, result, resultDesc,
                     destAddr, addr, key, datatype, op, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -430,7 +432,7 @@ public final class FidEp {
             return (long) ATOMIC_COMPWRITE.invokeExact(Dispatch.target(fn), ep, buf, count, desc, compare,
                     compareDesc, result, resultDesc, destAddr, addr, key, datatype, op, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -464,7 +466,7 @@ public final class FidEp {
         try {
             return (long) RMA_BUF.invokeExact(Dispatch.target(fn), ep, buf, len, desc, peer, addr, key, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -477,7 +479,7 @@ public final class FidEp {
         try {
             return (long) XX_MSG.invokeExact(Dispatch.target(fn), ep, msg, flags);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -489,7 +491,7 @@ public final class FidEp {
         try {
             return (int) ATOMIC_VALID.invokeExact(Dispatch.target(fn), ep, datatype, op, count);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -27,8 +29,8 @@ public final class FidFabric {
     /** {@code sizeof(struct fid_fabric)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long OPS = Dispatch.offset(LAYOUT, "ops");
-    private static final long API_VERSION = Dispatch.offset(LAYOUT, "api_version");
+    private static final long OPS = Downcalls.offset(LAYOUT, "ops");
+    private static final long API_VERSION = Downcalls.offset(LAYOUT, "api_version");
 
     private static final MethodHandle DOMAIN = Dispatch.downcall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
@@ -63,7 +65,7 @@ public final class FidFabric {
         try {
             return (int) DOMAIN.invokeExact(Dispatch.target(fn), fabric, info, domain, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -80,7 +82,7 @@ public final class FidFabric {
         try {
             return (int) TRYWAIT.invokeExact(Dispatch.target(fn), fabric, fids, count);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.fabric.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -24,8 +26,8 @@ public final class FidMr {
     /** {@code sizeof(struct fid_mr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long MEM_DESC = Dispatch.offset(LAYOUT, "mem_desc");
-    private static final long KEY = Dispatch.offset(LAYOUT, "key");
+    private static final long MEM_DESC = Downcalls.offset(LAYOUT, "mem_desc");
+    private static final long KEY = Downcalls.offset(LAYOUT, "key");
 
     private FidMr() {
     }

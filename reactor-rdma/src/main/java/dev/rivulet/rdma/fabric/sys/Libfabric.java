@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -110,7 +112,7 @@ public final class Libfabric {
         try {
             return (int) api().fiVersion.invokeExact();
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -144,7 +146,7 @@ public final class Libfabric {
         try {
             return (int) api().getinfo.invokeExact(version, node, service, flags, hints, info);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -159,7 +161,7 @@ public final class Libfabric {
         try {
             api().freeinfo.invokeExact(info);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -175,7 +177,7 @@ public final class Libfabric {
         try {
             copy = (MemorySegment) api().dupinfo.invokeExact(info);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
         if (copy.address() == 0) {
             throw new OutOfMemoryError("fi_dupinfo returned NULL");
@@ -201,7 +203,7 @@ public final class Libfabric {
         try {
             return (int) api().fabric.invokeExact(attr, fabric, context);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -216,7 +218,7 @@ public final class Libfabric {
         try {
             return Dispatch.string((MemorySegment) Loaded.API.strerror.invokeExact(errnum));
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -233,7 +235,7 @@ public final class Libfabric {
             MemorySegment s = (MemorySegment) api().tostrR.invokeExact(buf, len, data, type);
             return Dispatch.string(s);
         } catch (Throwable t) {
-            throw Dispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.rivulet.rdma.fabric.sys;
 
+import dev.rivulet.core.sys.Libc;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -26,13 +28,13 @@ public final class IbvAhAttr {
             MemoryLayout.paddingLayout(1))
             .withName("ibv_ah_attr");
 
-    private static final long GRH = VerbsDispatch.offset(LAYOUT, "grh");
-    private static final long DLID = VerbsDispatch.offset(LAYOUT, "dlid");
-    private static final long SL = VerbsDispatch.offset(LAYOUT, "sl");
-    private static final long SRC_PATH_BITS = VerbsDispatch.offset(LAYOUT, "src_path_bits");
-    private static final long STATIC_RATE = VerbsDispatch.offset(LAYOUT, "static_rate");
-    private static final long IS_GLOBAL = VerbsDispatch.offset(LAYOUT, "is_global");
-    private static final long PORT_NUM = VerbsDispatch.offset(LAYOUT, "port_num");
+    private static final long GRH = Downcalls.offset(LAYOUT, "grh");
+    private static final long DLID = Downcalls.offset(LAYOUT, "dlid");
+    private static final long SL = Downcalls.offset(LAYOUT, "sl");
+    private static final long SRC_PATH_BITS = Downcalls.offset(LAYOUT, "src_path_bits");
+    private static final long STATIC_RATE = Downcalls.offset(LAYOUT, "static_rate");
+    private static final long IS_GLOBAL = Downcalls.offset(LAYOUT, "is_global");
+    private static final long PORT_NUM = Downcalls.offset(LAYOUT, "port_num");
 
     private IbvAhAttr() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -20,7 +22,7 @@ public final class IbvCompChannel {
             JAVA_INT.withName("refcnt"))
             .withName("ibv_comp_channel");
 
-    private static final long FD = VerbsDispatch.offset(LAYOUT, "fd");
+    private static final long FD = Downcalls.offset(LAYOUT, "fd");
 
     private IbvCompChannel() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -33,10 +35,10 @@ public final class IbvContext {
     public static final long SIZE = LAYOUT.byteSize();
 
     /** Offset of the embedded {@code struct ibv_context_ops}. */
-    public static final long OPS = VerbsDispatch.offset(LAYOUT, "ops");
-    private static final long DEVICE = VerbsDispatch.offset(LAYOUT, "device");
-    private static final long NUM_COMP_VECTORS = VerbsDispatch.offset(LAYOUT, "num_comp_vectors");
-    private static final long ABI_COMPAT = VerbsDispatch.offset(LAYOUT, "abi_compat");
+    public static final long OPS = Downcalls.offset(LAYOUT, "ops");
+    private static final long DEVICE = Downcalls.offset(LAYOUT, "device");
+    private static final long NUM_COMP_VECTORS = Downcalls.offset(LAYOUT, "num_comp_vectors");
+    private static final long ABI_COMPAT = Downcalls.offset(LAYOUT, "abi_compat");
 
     /** {@code __VERBS_ABI_IS_EXTENDED}: {@code (void *) UINTPTR_MAX}. */
     public static final long ABI_IS_EXTENDED = -1L;

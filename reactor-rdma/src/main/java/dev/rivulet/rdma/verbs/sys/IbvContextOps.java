@@ -2,6 +2,8 @@ package dev.rivulet.rdma.verbs.sys;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 
@@ -50,15 +52,15 @@ public final class IbvContextOps {
             .withName("ibv_context_ops");
 
     /** {@code int (*poll_cq)(struct ibv_cq *, int num_entries, struct ibv_wc *)}. */
-    public static final long POLL_CQ = VerbsDispatch.offset(LAYOUT, "poll_cq");
+    public static final long POLL_CQ = Downcalls.offset(LAYOUT, "poll_cq");
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
-    public static final long REQ_NOTIFY_CQ = VerbsDispatch.offset(LAYOUT, "req_notify_cq");
+    public static final long REQ_NOTIFY_CQ = Downcalls.offset(LAYOUT, "req_notify_cq");
     /** {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)}. */
-    public static final long POST_SRQ_RECV = VerbsDispatch.offset(LAYOUT, "post_srq_recv");
+    public static final long POST_SRQ_RECV = Downcalls.offset(LAYOUT, "post_srq_recv");
     /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}. */
-    public static final long POST_SEND = VerbsDispatch.offset(LAYOUT, "post_send");
+    public static final long POST_SEND = Downcalls.offset(LAYOUT, "post_send");
     /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}. */
-    public static final long POST_RECV = VerbsDispatch.offset(LAYOUT, "post_recv");
+    public static final long POST_RECV = Downcalls.offset(LAYOUT, "post_recv");
 
     private IbvContextOps() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +35,7 @@ public final class IbvCq {
     /** {@code sizeof(struct ibv_cq)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long CQE = VerbsDispatch.offset(LAYOUT, "cqe");
+    private static final long CQE = Downcalls.offset(LAYOUT, "cqe");
 
     private static final MethodHandle POLL_CQ = VerbsDispatch.criticalPointerDowncall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
@@ -64,7 +66,7 @@ public final class IbvCq {
         try {
             return (int) POLL_CQ.invokeExact(VerbsDispatch.target(fn), cq, numEntries, wc);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -80,7 +82,7 @@ public final class IbvCq {
         try {
             return (int) REQ_NOTIFY_CQ.invokeExact(VerbsDispatch.target(fn), cq, solicitedOnly);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -58,15 +60,15 @@ public final class IbvDeviceAttr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_device_attr");
 
-    private static final long FW_VER = VerbsDispatch.offset(LAYOUT, "fw_ver");
-    private static final long MAX_MR_SIZE = VerbsDispatch.offset(LAYOUT, "max_mr_size");
-    private static final long MAX_QP_WR = VerbsDispatch.offset(LAYOUT, "max_qp_wr");
-    private static final long MAX_SGE = VerbsDispatch.offset(LAYOUT, "max_sge");
-    private static final long MAX_CQE = VerbsDispatch.offset(LAYOUT, "max_cqe");
-    private static final long MAX_QP_RD_ATOM = VerbsDispatch.offset(LAYOUT, "max_qp_rd_atom");
-    private static final long MAX_QP_INIT_RD_ATOM = VerbsDispatch.offset(LAYOUT, "max_qp_init_rd_atom");
-    private static final long ATOMIC_CAP = VerbsDispatch.offset(LAYOUT, "atomic_cap");
-    private static final long PHYS_PORT_CNT = VerbsDispatch.offset(LAYOUT, "phys_port_cnt");
+    private static final long FW_VER = Downcalls.offset(LAYOUT, "fw_ver");
+    private static final long MAX_MR_SIZE = Downcalls.offset(LAYOUT, "max_mr_size");
+    private static final long MAX_QP_WR = Downcalls.offset(LAYOUT, "max_qp_wr");
+    private static final long MAX_SGE = Downcalls.offset(LAYOUT, "max_sge");
+    private static final long MAX_CQE = Downcalls.offset(LAYOUT, "max_cqe");
+    private static final long MAX_QP_RD_ATOM = Downcalls.offset(LAYOUT, "max_qp_rd_atom");
+    private static final long MAX_QP_INIT_RD_ATOM = Downcalls.offset(LAYOUT, "max_qp_init_rd_atom");
+    private static final long ATOMIC_CAP = Downcalls.offset(LAYOUT, "atomic_cap");
+    private static final long PHYS_PORT_CNT = Downcalls.offset(LAYOUT, "phys_port_cnt");
 
     private IbvDeviceAttr() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -33,11 +35,11 @@ public final class IbvGlobalRoute {
             MemoryLayout.paddingLayout(1))
             .withName("ibv_global_route");
 
-    static final long DGID = VerbsDispatch.offset(LAYOUT, "dgid");
-    static final long FLOW_LABEL = VerbsDispatch.offset(LAYOUT, "flow_label");
-    static final long SGID_INDEX = VerbsDispatch.offset(LAYOUT, "sgid_index");
-    static final long HOP_LIMIT = VerbsDispatch.offset(LAYOUT, "hop_limit");
-    static final long TRAFFIC_CLASS = VerbsDispatch.offset(LAYOUT, "traffic_class");
+    static final long DGID = Downcalls.offset(LAYOUT, "dgid");
+    static final long FLOW_LABEL = Downcalls.offset(LAYOUT, "flow_label");
+    static final long SGID_INDEX = Downcalls.offset(LAYOUT, "sgid_index");
+    static final long HOP_LIMIT = Downcalls.offset(LAYOUT, "hop_limit");
+    static final long TRAFFIC_CLASS = Downcalls.offset(LAYOUT, "traffic_class");
 
     private IbvGlobalRoute() {
     }

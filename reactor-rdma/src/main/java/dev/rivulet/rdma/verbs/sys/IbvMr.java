@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -30,10 +32,10 @@ public final class IbvMr {
     /** {@code sizeof(struct ibv_mr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long ADDR = VerbsDispatch.offset(LAYOUT, "addr");
-    private static final long LENGTH = VerbsDispatch.offset(LAYOUT, "length");
-    private static final long LKEY = VerbsDispatch.offset(LAYOUT, "lkey");
-    private static final long RKEY = VerbsDispatch.offset(LAYOUT, "rkey");
+    private static final long ADDR = Downcalls.offset(LAYOUT, "addr");
+    private static final long LENGTH = Downcalls.offset(LAYOUT, "length");
+    private static final long LKEY = Downcalls.offset(LAYOUT, "lkey");
+    private static final long RKEY = Downcalls.offset(LAYOUT, "rkey");
 
     private IbvMr() {
     }

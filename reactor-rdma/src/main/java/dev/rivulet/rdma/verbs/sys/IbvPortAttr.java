@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -46,12 +48,12 @@ public final class IbvPortAttr {
     /** {@code sizeof(struct ibv_port_attr)}: what the extended query is told the buffer holds. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long STATE = VerbsDispatch.offset(LAYOUT, "state");
-    private static final long ACTIVE_MTU = VerbsDispatch.offset(LAYOUT, "active_mtu");
-    private static final long GID_TBL_LEN = VerbsDispatch.offset(LAYOUT, "gid_tbl_len");
-    private static final long MAX_MSG_SZ = VerbsDispatch.offset(LAYOUT, "max_msg_sz");
-    private static final long LID = VerbsDispatch.offset(LAYOUT, "lid");
-    private static final long LINK_LAYER = VerbsDispatch.offset(LAYOUT, "link_layer");
+    private static final long STATE = Downcalls.offset(LAYOUT, "state");
+    private static final long ACTIVE_MTU = Downcalls.offset(LAYOUT, "active_mtu");
+    private static final long GID_TBL_LEN = Downcalls.offset(LAYOUT, "gid_tbl_len");
+    private static final long MAX_MSG_SZ = Downcalls.offset(LAYOUT, "max_msg_sz");
+    private static final long LID = Downcalls.offset(LAYOUT, "lid");
+    private static final long LINK_LAYER = Downcalls.offset(LAYOUT, "link_layer");
 
     private IbvPortAttr() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -37,7 +39,7 @@ public final class IbvQp {
     /** {@code sizeof(struct ibv_qp)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long QP_NUM = VerbsDispatch.offset(LAYOUT, "qp_num");
+    private static final long QP_NUM = Downcalls.offset(LAYOUT, "qp_num");
 
     private static final MethodHandle POST = VerbsDispatch.criticalPointerDowncall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
@@ -68,7 +70,7 @@ public final class IbvQp {
         try {
             return (int) POST.invokeExact(VerbsDispatch.target(fn), qp, wr, badWr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -81,7 +83,7 @@ public final class IbvQp {
         try {
             return (int) POST.invokeExact(VerbsDispatch.target(fn), qp, wr, badWr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -62,21 +64,21 @@ public final class IbvQpAttr {
     public static final int RTS_MASK = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY
             | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 
-    private static final long QP_STATE = VerbsDispatch.offset(LAYOUT, "qp_state");
-    private static final long PATH_MTU = VerbsDispatch.offset(LAYOUT, "path_mtu");
-    private static final long RQ_PSN = VerbsDispatch.offset(LAYOUT, "rq_psn");
-    private static final long SQ_PSN = VerbsDispatch.offset(LAYOUT, "sq_psn");
-    private static final long DEST_QP_NUM = VerbsDispatch.offset(LAYOUT, "dest_qp_num");
-    private static final long QP_ACCESS_FLAGS = VerbsDispatch.offset(LAYOUT, "qp_access_flags");
-    private static final long AH_ATTR = VerbsDispatch.offset(LAYOUT, "ah_attr");
-    private static final long PKEY_INDEX = VerbsDispatch.offset(LAYOUT, "pkey_index");
-    private static final long MAX_RD_ATOMIC = VerbsDispatch.offset(LAYOUT, "max_rd_atomic");
-    private static final long MAX_DEST_RD_ATOMIC = VerbsDispatch.offset(LAYOUT, "max_dest_rd_atomic");
-    private static final long MIN_RNR_TIMER = VerbsDispatch.offset(LAYOUT, "min_rnr_timer");
-    private static final long PORT_NUM = VerbsDispatch.offset(LAYOUT, "port_num");
-    private static final long TIMEOUT = VerbsDispatch.offset(LAYOUT, "timeout");
-    private static final long RETRY_CNT = VerbsDispatch.offset(LAYOUT, "retry_cnt");
-    private static final long RNR_RETRY = VerbsDispatch.offset(LAYOUT, "rnr_retry");
+    private static final long QP_STATE = Downcalls.offset(LAYOUT, "qp_state");
+    private static final long PATH_MTU = Downcalls.offset(LAYOUT, "path_mtu");
+    private static final long RQ_PSN = Downcalls.offset(LAYOUT, "rq_psn");
+    private static final long SQ_PSN = Downcalls.offset(LAYOUT, "sq_psn");
+    private static final long DEST_QP_NUM = Downcalls.offset(LAYOUT, "dest_qp_num");
+    private static final long QP_ACCESS_FLAGS = Downcalls.offset(LAYOUT, "qp_access_flags");
+    private static final long AH_ATTR = Downcalls.offset(LAYOUT, "ah_attr");
+    private static final long PKEY_INDEX = Downcalls.offset(LAYOUT, "pkey_index");
+    private static final long MAX_RD_ATOMIC = Downcalls.offset(LAYOUT, "max_rd_atomic");
+    private static final long MAX_DEST_RD_ATOMIC = Downcalls.offset(LAYOUT, "max_dest_rd_atomic");
+    private static final long MIN_RNR_TIMER = Downcalls.offset(LAYOUT, "min_rnr_timer");
+    private static final long PORT_NUM = Downcalls.offset(LAYOUT, "port_num");
+    private static final long TIMEOUT = Downcalls.offset(LAYOUT, "timeout");
+    private static final long RETRY_CNT = Downcalls.offset(LAYOUT, "retry_cnt");
+    private static final long RNR_RETRY = Downcalls.offset(LAYOUT, "rnr_retry");
 
     private IbvQpAttr() {
     }

@@ -2,6 +2,8 @@ package dev.rivulet.rdma.verbs.sys;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -22,11 +24,11 @@ public final class IbvQpCap {
             JAVA_INT.withName("max_inline_data"))
             .withName("ibv_qp_cap");
 
-    private static final long MAX_SEND_WR = VerbsDispatch.offset(LAYOUT, "max_send_wr");
-    private static final long MAX_RECV_WR = VerbsDispatch.offset(LAYOUT, "max_recv_wr");
-    private static final long MAX_SEND_SGE = VerbsDispatch.offset(LAYOUT, "max_send_sge");
-    private static final long MAX_RECV_SGE = VerbsDispatch.offset(LAYOUT, "max_recv_sge");
-    private static final long MAX_INLINE_DATA = VerbsDispatch.offset(LAYOUT, "max_inline_data");
+    private static final long MAX_SEND_WR = Downcalls.offset(LAYOUT, "max_send_wr");
+    private static final long MAX_RECV_WR = Downcalls.offset(LAYOUT, "max_recv_wr");
+    private static final long MAX_SEND_SGE = Downcalls.offset(LAYOUT, "max_send_sge");
+    private static final long MAX_RECV_SGE = Downcalls.offset(LAYOUT, "max_recv_sge");
+    private static final long MAX_INLINE_DATA = Downcalls.offset(LAYOUT, "max_inline_data");
 
     private IbvQpCap() {
     }

@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -23,11 +25,11 @@ public final class IbvQpInitAttr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_qp_init_attr");
 
-    private static final long SEND_CQ = VerbsDispatch.offset(LAYOUT, "send_cq");
-    private static final long RECV_CQ = VerbsDispatch.offset(LAYOUT, "recv_cq");
-    private static final long CAP = VerbsDispatch.offset(LAYOUT, "cap");
-    private static final long QP_TYPE = VerbsDispatch.offset(LAYOUT, "qp_type");
-    private static final long SQ_SIG_ALL = VerbsDispatch.offset(LAYOUT, "sq_sig_all");
+    private static final long SEND_CQ = Downcalls.offset(LAYOUT, "send_cq");
+    private static final long RECV_CQ = Downcalls.offset(LAYOUT, "recv_cq");
+    private static final long CAP = Downcalls.offset(LAYOUT, "cap");
+    private static final long QP_TYPE = Downcalls.offset(LAYOUT, "qp_type");
+    private static final long SQ_SIG_ALL = Downcalls.offset(LAYOUT, "sq_sig_all");
 
     private IbvQpInitAttr() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -26,10 +28,10 @@ public final class IbvRecvWr {
     /** {@code sizeof(struct ibv_recv_wr)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long WR_ID = VerbsDispatch.offset(LAYOUT, "wr_id");
-    private static final long NEXT = VerbsDispatch.offset(LAYOUT, "next");
-    private static final long SG_LIST = VerbsDispatch.offset(LAYOUT, "sg_list");
-    private static final long NUM_SGE = VerbsDispatch.offset(LAYOUT, "num_sge");
+    private static final long WR_ID = Downcalls.offset(LAYOUT, "wr_id");
+    private static final long NEXT = Downcalls.offset(LAYOUT, "next");
+    private static final long SG_LIST = Downcalls.offset(LAYOUT, "sg_list");
+    private static final long NUM_SGE = Downcalls.offset(LAYOUT, "num_sge");
 
     private IbvRecvWr() {
     }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -77,19 +79,19 @@ public final class IbvSendWr {
     /** A 32-bit field in network byte order ({@code __be32}). */
     private static final ValueLayout.OfInt NETWORK_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private static final long WR_ID = VerbsDispatch.offset(LAYOUT, "wr_id");
-    private static final long NEXT = VerbsDispatch.offset(LAYOUT, "next");
-    private static final long SG_LIST = VerbsDispatch.offset(LAYOUT, "sg_list");
-    private static final long NUM_SGE = VerbsDispatch.offset(LAYOUT, "num_sge");
-    private static final long OPCODE = VerbsDispatch.offset(LAYOUT, "opcode");
-    private static final long SEND_FLAGS = VerbsDispatch.offset(LAYOUT, "send_flags");
-    private static final long IMM_DATA = VerbsDispatch.offset(LAYOUT, "$anon_imm", "imm_data");
-    private static final long RDMA_REMOTE_ADDR = VerbsDispatch.offset(LAYOUT, "wr", "rdma", "remote_addr");
-    private static final long RDMA_RKEY = VerbsDispatch.offset(LAYOUT, "wr", "rdma", "rkey");
-    private static final long ATOMIC_REMOTE_ADDR = VerbsDispatch.offset(LAYOUT, "wr", "atomic", "remote_addr");
-    private static final long ATOMIC_COMPARE_ADD = VerbsDispatch.offset(LAYOUT, "wr", "atomic", "compare_add");
-    private static final long ATOMIC_SWAP = VerbsDispatch.offset(LAYOUT, "wr", "atomic", "swap");
-    private static final long ATOMIC_RKEY = VerbsDispatch.offset(LAYOUT, "wr", "atomic", "rkey");
+    private static final long WR_ID = Downcalls.offset(LAYOUT, "wr_id");
+    private static final long NEXT = Downcalls.offset(LAYOUT, "next");
+    private static final long SG_LIST = Downcalls.offset(LAYOUT, "sg_list");
+    private static final long NUM_SGE = Downcalls.offset(LAYOUT, "num_sge");
+    private static final long OPCODE = Downcalls.offset(LAYOUT, "opcode");
+    private static final long SEND_FLAGS = Downcalls.offset(LAYOUT, "send_flags");
+    private static final long IMM_DATA = Downcalls.offset(LAYOUT, "$anon_imm", "imm_data");
+    private static final long RDMA_REMOTE_ADDR = Downcalls.offset(LAYOUT, "wr", "rdma", "remote_addr");
+    private static final long RDMA_RKEY = Downcalls.offset(LAYOUT, "wr", "rdma", "rkey");
+    private static final long ATOMIC_REMOTE_ADDR = Downcalls.offset(LAYOUT, "wr", "atomic", "remote_addr");
+    private static final long ATOMIC_COMPARE_ADD = Downcalls.offset(LAYOUT, "wr", "atomic", "compare_add");
+    private static final long ATOMIC_SWAP = Downcalls.offset(LAYOUT, "wr", "atomic", "swap");
+    private static final long ATOMIC_RKEY = Downcalls.offset(LAYOUT, "wr", "atomic", "rkey");
 
     private IbvSendWr() {
     }

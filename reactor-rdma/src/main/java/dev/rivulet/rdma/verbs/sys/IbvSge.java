@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -23,9 +25,9 @@ public final class IbvSge {
     /** {@code sizeof(struct ibv_sge)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long ADDR = VerbsDispatch.offset(LAYOUT, "addr");
-    private static final long LENGTH = VerbsDispatch.offset(LAYOUT, "length");
-    private static final long LKEY = VerbsDispatch.offset(LAYOUT, "lkey");
+    private static final long ADDR = Downcalls.offset(LAYOUT, "addr");
+    private static final long LENGTH = Downcalls.offset(LAYOUT, "length");
+    private static final long LKEY = Downcalls.offset(LAYOUT, "lkey");
 
     private IbvSge() {
     }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -45,14 +47,14 @@ public final class IbvWc {
     /** A 32-bit field in network byte order ({@code __be32}). */
     private static final ValueLayout.OfInt NETWORK_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private static final long WR_ID = VerbsDispatch.offset(LAYOUT, "wr_id");
-    private static final long STATUS = VerbsDispatch.offset(LAYOUT, "status");
-    private static final long OPCODE = VerbsDispatch.offset(LAYOUT, "opcode");
-    private static final long VENDOR_ERR = VerbsDispatch.offset(LAYOUT, "vendor_err");
-    private static final long BYTE_LEN = VerbsDispatch.offset(LAYOUT, "byte_len");
-    private static final long IMM_DATA = VerbsDispatch.offset(LAYOUT, "$anon_imm", "imm_data");
-    private static final long QP_NUM = VerbsDispatch.offset(LAYOUT, "qp_num");
-    private static final long WC_FLAGS = VerbsDispatch.offset(LAYOUT, "wc_flags");
+    private static final long WR_ID = Downcalls.offset(LAYOUT, "wr_id");
+    private static final long STATUS = Downcalls.offset(LAYOUT, "status");
+    private static final long OPCODE = Downcalls.offset(LAYOUT, "opcode");
+    private static final long VENDOR_ERR = Downcalls.offset(LAYOUT, "vendor_err");
+    private static final long BYTE_LEN = Downcalls.offset(LAYOUT, "byte_len");
+    private static final long IMM_DATA = Downcalls.offset(LAYOUT, "$anon_imm", "imm_data");
+    private static final long QP_NUM = Downcalls.offset(LAYOUT, "qp_num");
+    private static final long WC_FLAGS = Downcalls.offset(LAYOUT, "wc_flags");
 
     private IbvWc() {
     }

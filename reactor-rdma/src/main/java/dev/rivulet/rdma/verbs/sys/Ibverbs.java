@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -95,16 +96,16 @@ public final class Ibverbs {
     /** {@code struct ibv_device **ibv_get_device_list(int *num_devices)}. */
     public static DeviceList getDeviceList() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment n = a.allocate(JAVA_INT);
             MemorySegment list = (MemorySegment) api().getDeviceList.invokeExact(capture, n);
             if (list.address() == 0) {
-                return new DeviceList(MemorySegment.NULL, 0, VerbsDispatch.errno(capture));
+                return new DeviceList(MemorySegment.NULL, 0, Downcalls.errno(capture));
             }
             int count = n.get(JAVA_INT, 0);
             return new DeviceList(VerbsDispatch.sized(list, ADDRESS.byteSize() * (count + 1L)), count, 0);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -116,7 +117,7 @@ public final class Ibverbs {
         try {
             api().freeDeviceList.invokeExact(list);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -125,7 +126,7 @@ public final class Ibverbs {
         try {
             return VerbsDispatch.string((MemorySegment) api().getDeviceName.invokeExact(device));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -144,7 +145,7 @@ public final class Ibverbs {
         try {
             return (int) api().closeDevice.invokeExact(context);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -153,7 +154,7 @@ public final class Ibverbs {
         try {
             return (int) api().queryDevice.invokeExact(context, attr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -176,7 +177,7 @@ public final class Ibverbs {
             attr.fill((byte) 0);
             return (int) api().queryPort.invokeExact(context, (byte) port, attr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -193,7 +194,7 @@ public final class Ibverbs {
         try {
             return (int) api().queryGid.invokeExact(context, (byte) port, index, gid);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -209,7 +210,7 @@ public final class Ibverbs {
         try {
             return (int) api().deallocPd.invokeExact(pd);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -224,11 +225,11 @@ public final class Ibverbs {
      */
     public static MemorySegment regMr(MemorySegment pd, MemorySegment addr, long length, int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regMr.invokeExact(capture, pd, addr, length, access);
             return IbvMr.of(checkPointer("ibv_reg_mr", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -239,11 +240,11 @@ public final class Ibverbs {
      */
     public static MemorySegment regMrIova2(MemorySegment pd, MemorySegment addr, long length, long iova, int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regMrIova2.invokeExact(capture, pd, addr, length, iova, access);
             return IbvMr.of(checkPointer("ibv_reg_mr_iova2", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -254,12 +255,12 @@ public final class Ibverbs {
     public static MemorySegment regDmabufMr(MemorySegment pd, long offset, long length, long iova, int fd,
                                             int access) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment mr = (MemorySegment) api().regDmabufMr.invokeExact(capture, pd, offset, length, iova, fd,
                     access);
             return IbvMr.of(checkPointer("ibv_reg_dmabuf_mr", mr, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -268,7 +269,7 @@ public final class Ibverbs {
         try {
             return (int) api().deregMr.invokeExact(mr);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -284,7 +285,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyCompChannel.invokeExact(channel);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -299,12 +300,12 @@ public final class Ibverbs {
     public static MemorySegment createCq(MemorySegment context, int cqe, MemorySegment cqContext,
                                          MemorySegment channel, int compVector) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment cq = (MemorySegment) api().createCq.invokeExact(capture, context, cqe, cqContext, channel,
                     compVector);
             return IbvCq.of(checkPointer("ibv_create_cq", cq, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -313,7 +314,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyCq.invokeExact(cq);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -329,15 +330,15 @@ public final class Ibverbs {
                                  MemorySegment capture) {
         try {
             int rc = (int) api().getCqEvent.invokeExact(capture, channel, cq, cqContext);
-            return rc == 0 ? 0 : -Math.max(1, VerbsDispatch.errno(capture));
+            return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     /** Scratch for {@link #getCqEvent}'s {@code errno}, owned by the caller's arena. */
     public static MemorySegment errnoCapture(Arena arena) {
-        return VerbsDispatch.errnoSegment(arena);
+        return Downcalls.errnoState(arena);
     }
 
     /** {@code void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)}. */
@@ -345,7 +346,7 @@ public final class Ibverbs {
         try {
             api().ackCqEvents.invokeExact(cq, nevents);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -357,11 +358,11 @@ public final class Ibverbs {
      */
     public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment qp = (MemorySegment) api().createQp.invokeExact(capture, pd, initAttr);
             return IbvQp.of(checkPointer("ibv_create_qp", qp, capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -373,7 +374,7 @@ public final class Ibverbs {
         try {
             return (int) api().modifyQp.invokeExact(qp, attr, mask);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -382,7 +383,7 @@ public final class Ibverbs {
         try {
             return (int) api().destroyQp.invokeExact(qp);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -398,7 +399,7 @@ public final class Ibverbs {
             String s = VerbsDispatch.string((MemorySegment) Loaded.API.wcStatusStr.invokeExact(status));
             return s == null ? WcStatusNames.name(status) : s;
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -406,17 +407,17 @@ public final class Ibverbs {
 
     private static MemorySegment notNull(String call, MethodHandle h, MemorySegment arg) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment p = (MemorySegment) h.invokeExact(capture, arg);
             return checkPointer(call, p, capture);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     private static MemorySegment checkPointer(String call, MemorySegment p, MemorySegment capture) {
         if (p.address() == 0) {
-            throw new VerbsException(call, VerbsDispatch.errno(capture));
+            throw new VerbsException(call, Downcalls.errno(capture));
         }
         return p;
     }

@@ -1,5 +1,6 @@
 package dev.rivulet.rdma.verbs.sys;
 
+import dev.rivulet.core.sys.Downcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -63,9 +64,9 @@ final class NativeLibrary {
         return VerbsDispatch.downcall(find(name), d);
     }
 
-    /** A downcall to the function {@code name} capturing {@code errno} ({@link VerbsDispatch#downcallWithErrno}). */
+    /** A downcall to the function {@code name} capturing {@code errno} ({@link Downcalls#capturing}). */
     MethodHandle errno(String name, FunctionDescriptor d) {
-        return VerbsDispatch.downcallWithErrno(find(name), d);
+        return Downcalls.capturing(find(name), d);
     }
 
     private MemorySegment find(String name) {

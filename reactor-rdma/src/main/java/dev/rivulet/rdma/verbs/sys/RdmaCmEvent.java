@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -28,11 +30,11 @@ public final class RdmaCmEvent {
     /** {@code sizeof(struct rdma_cm_event)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long ID = VerbsDispatch.offset(LAYOUT, "id");
-    private static final long LISTEN_ID = VerbsDispatch.offset(LAYOUT, "listen_id");
-    private static final long EVENT = VerbsDispatch.offset(LAYOUT, "event");
-    private static final long STATUS = VerbsDispatch.offset(LAYOUT, "status");
-    private static final long CONN = VerbsDispatch.offset(LAYOUT, "param", "conn");
+    private static final long ID = Downcalls.offset(LAYOUT, "id");
+    private static final long LISTEN_ID = Downcalls.offset(LAYOUT, "listen_id");
+    private static final long EVENT = Downcalls.offset(LAYOUT, "event");
+    private static final long STATUS = Downcalls.offset(LAYOUT, "status");
+    private static final long CONN = Downcalls.offset(LAYOUT, "param", "conn");
 
     private RdmaCmEvent() {
     }

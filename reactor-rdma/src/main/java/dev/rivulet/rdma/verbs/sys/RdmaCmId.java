@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -39,9 +41,9 @@ public final class RdmaCmId {
     /** {@code sizeof(struct rdma_cm_id)}. */
     public static final long SIZE = LAYOUT.byteSize();
 
-    private static final long VERBS = VerbsDispatch.offset(LAYOUT, "verbs");
-    private static final long QP = VerbsDispatch.offset(LAYOUT, "qp");
-    private static final long PORT_NUM = VerbsDispatch.offset(LAYOUT, "port_num");
+    private static final long VERBS = Downcalls.offset(LAYOUT, "verbs");
+    private static final long QP = Downcalls.offset(LAYOUT, "qp");
+    private static final long PORT_NUM = Downcalls.offset(LAYOUT, "port_num");
 
     private RdmaCmId() {
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -37,12 +39,12 @@ public final class RdmaConnParam {
     /** Most private data a connection reply carries in {@code RDMA_PS_TCP}. */
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
 
-    static final long PRIVATE_DATA = VerbsDispatch.offset(LAYOUT, "private_data");
-    static final long PRIVATE_DATA_LEN = VerbsDispatch.offset(LAYOUT, "private_data_len");
-    static final long RESPONDER_RESOURCES = VerbsDispatch.offset(LAYOUT, "responder_resources");
-    static final long INITIATOR_DEPTH = VerbsDispatch.offset(LAYOUT, "initiator_depth");
-    private static final long RETRY_COUNT = VerbsDispatch.offset(LAYOUT, "retry_count");
-    private static final long RNR_RETRY_COUNT = VerbsDispatch.offset(LAYOUT, "rnr_retry_count");
+    static final long PRIVATE_DATA = Downcalls.offset(LAYOUT, "private_data");
+    static final long PRIVATE_DATA_LEN = Downcalls.offset(LAYOUT, "private_data_len");
+    static final long RESPONDER_RESOURCES = Downcalls.offset(LAYOUT, "responder_resources");
+    static final long INITIATOR_DEPTH = Downcalls.offset(LAYOUT, "initiator_depth");
+    private static final long RETRY_COUNT = Downcalls.offset(LAYOUT, "retry_count");
+    private static final long RNR_RETRY_COUNT = Downcalls.offset(LAYOUT, "rnr_retry_count");
 
     private RdmaConnParam() {
     }

@@ -2,6 +2,8 @@ package dev.rivulet.rdma.verbs.sys;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -14,7 +16,7 @@ public final class RdmaEventChannel {
             JAVA_INT.withName("fd"))
             .withName("rdma_event_channel");
 
-    private static final long FD = VerbsDispatch.offset(LAYOUT, "fd");
+    private static final long FD = Downcalls.offset(LAYOUT, "fd");
 
     private RdmaEventChannel() {
     }

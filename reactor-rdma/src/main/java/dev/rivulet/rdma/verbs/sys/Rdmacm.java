@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Downcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -58,14 +59,14 @@ public final class Rdmacm {
      */
     public static MemorySegment createEventChannel() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment ch = (MemorySegment) api().createEventChannel.invokeExact(capture);
             if (ch.address() == 0) {
-                throw new VerbsException("rdma_create_event_channel", VerbsDispatch.errno(capture));
+                throw new VerbsException("rdma_create_event_channel", Downcalls.errno(capture));
             }
             return RdmaEventChannel.of(ch);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -74,7 +75,7 @@ public final class Rdmacm {
         try {
             api().destroyEventChannel.invokeExact(channel);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -93,7 +94,10 @@ public final class Rdmacm {
         return call(api().destroyId, id);
     }
 
-    /** {@code int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)} (a {@link Sockaddr}). */
+    /**
+     * {@code int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)} (a
+     * {@link dev.rivulet.core.sys.SockaddrIn} or {@link dev.rivulet.core.sys.SockaddrIn6}).
+     */
     public static int bindAddr(MemorySegment id, MemorySegment addr) {
         return call(api().bindAddr, id, addr);
     }
@@ -126,7 +130,7 @@ public final class Rdmacm {
         try {
             api().destroyQp.invokeExact(id);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -153,11 +157,11 @@ public final class Rdmacm {
      */
     public static int reject(MemorySegment id, MemorySegment privateData) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             int rc = (int) api().reject.invokeExact(capture, id, privateData, (byte) privateData.byteSize());
-            return rc == 0 ? 0 : -Math.max(1, VerbsDispatch.errno(capture));
+            return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -189,7 +193,7 @@ public final class Rdmacm {
         try {
             return VerbsDispatch.string((MemorySegment) Loaded.API.eventStr.invokeExact(event));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -200,7 +204,7 @@ public final class Rdmacm {
             return Short.toUnsignedInt(java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? be
                     : Short.reverseBytes(be));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -213,14 +217,14 @@ public final class Rdmacm {
      */
     public static MemorySegment getDevices(MemorySegment count) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             MemorySegment list = (MemorySegment) api().getDevices.invokeExact(capture, count);
             if (list.address() == 0) {
                 return MemorySegment.NULL;
             }
             return VerbsDispatch.sized(list, ADDRESS.byteSize() * (count.get(JAVA_INT, 0) + 1L));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -232,7 +236,7 @@ public final class Rdmacm {
         try {
             api().freeDevices.invokeExact(list);
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -240,14 +244,14 @@ public final class Rdmacm {
 
     private static int call(MethodHandle h, Object... args) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = VerbsDispatch.errnoSegment(a);
+            MemorySegment capture = Downcalls.errnoState(a);
             Object[] all = new Object[args.length + 1];
             all[0] = capture;
             System.arraycopy(args, 0, all, 1, args.length);
             int rc = (int) h.invokeWithArguments(all);
-            return rc == 0 ? 0 : -Math.max(1, VerbsDispatch.errno(capture));
+            return rc == 0 ? 0 : -Math.max(1, Downcalls.errno(capture));
         } catch (Throwable t) {
-            throw VerbsDispatch.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 

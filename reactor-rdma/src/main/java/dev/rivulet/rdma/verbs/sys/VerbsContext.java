@@ -3,6 +3,8 @@ package dev.rivulet.rdma.verbs.sys;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -23,9 +25,9 @@ public final class VerbsContext {
             IbvContext.LAYOUT.withName("context"))
             .withName("verbs_context");
 
-    private static final long QUERY_PORT = VerbsDispatch.offset(LAYOUT, "query_port");
-    private static final long SZ = VerbsDispatch.offset(LAYOUT, "sz");
-    private static final long CONTEXT = VerbsDispatch.offset(LAYOUT, "context");
+    private static final long QUERY_PORT = Downcalls.offset(LAYOUT, "query_port");
+    private static final long SZ = Downcalls.offset(LAYOUT, "sz");
+    private static final long CONTEXT = Downcalls.offset(LAYOUT, "context");
 
     private VerbsContext() {
     }

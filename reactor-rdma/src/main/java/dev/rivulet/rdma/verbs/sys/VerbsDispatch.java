@@ -2,18 +2,14 @@ package dev.rivulet.rdma.verbs.sys;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.GroupLayout;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 /**
- * Plumbing shared by the types of this package: linking downcalls (with or without errno capture), reading a
+ * Plumbing shared by the types of this package: linking downcalls (errno capture is
+ * {@link dev.rivulet.core.sys.Downcalls}'), reading a
  * function pointer out of the ops table every {@code ibv_context} embeds, and reading native pointers and strings.
  *
  * <p>libibverbs' data path ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_poll_cq},
@@ -32,11 +28,6 @@ final class VerbsDispatch {
 
     private static final Linker LINKER = Linker.nativeLinker();
 
-    /** The layout of the state {@link Linker.Option#captureCallState} saves; only {@code errno} is read. */
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
     /**
      * A view of the whole address space, for following pointers native code handed us (the context of a queue pair,
      * the ops slot inside it) without making a sized segment per read on the data path. The addresses are trusted:
@@ -52,22 +43,6 @@ final class VerbsDispatch {
     @SuppressWarnings("restricted")
     static MethodHandle downcall(MemorySegment symbol, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(symbol, descriptor);
-    }
-
-    /**
-     * A downcall to an exported function that reports failures through {@code errno}: the handle takes the capture
-     * segment ({@link #errnoSegment}) as its first argument, and {@link #errno} reads it afterwards. A separate call
-     * to read {@code errno} would not be reliable, the JVM may run native code of its own in between.
-     */
-    @SuppressWarnings("restricted")
-    static MethodHandle downcallWithErrno(MemorySegment symbol, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(symbol, descriptor, CAPTURE_ERRNO);
-    }
-
-    /** A downcall to a variadic function whose fixed part has {@code fixed} parameters (e.g. {@code fcntl}). */
-    @SuppressWarnings("restricted")
-    static MethodHandle variadicDowncall(MemorySegment symbol, FunctionDescriptor descriptor, int fixed) {
-        return LINKER.downcallHandle(symbol, descriptor, Linker.Option.firstVariadicArg(fixed));
     }
 
     /** An address-less downcall for a function pointer read at run time (calls that may take a while). */
@@ -86,16 +61,6 @@ final class VerbsDispatch {
     static MethodHandle criticalPointerDowncall(FunctionDescriptor descriptor) {
         return CRITICAL ? LINKER.downcallHandle(descriptor, Linker.Option.critical(false))
                 : pointerDowncall(descriptor);
-    }
-
-    /** Scratch room for one call's captured {@code errno}. */
-    static MemorySegment errnoSegment(Arena arena) {
-        return arena.allocate(CAPTURE);
-    }
-
-    /** The {@code errno} a call linked with {@link #downcallWithErrno} left in {@code capture}. */
-    static int errno(MemorySegment capture) {
-        return (int) ERRNO.get(capture, 0L);
     }
 
     /**
@@ -135,25 +100,5 @@ final class VerbsDispatch {
     static String string(MemorySegment pointer) {
         long address = pointer.address();
         return address == 0 ? null : ALL.getString(address);
-    }
-
-    /** Byte offset of a member given by its path (e.g. {@code "wr", "rdma", "rkey"}). */
-    static long offset(GroupLayout layout, String... path) {
-        MemoryLayout.PathElement[] elements = new MemoryLayout.PathElement[path.length];
-        for (int i = 0; i < path.length; i++) {
-            elements[i] = MemoryLayout.PathElement.groupElement(path[i]);
-        }
-        return layout.byteOffset(elements);
-    }
-
-    /** {@code invokeExact} declares Throwable; downcalls throw only unchecked exceptions, pass them on as such. */
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException("unexpected exception from a verbs downcall", t);
     }
 }

@@ -1,5 +1,7 @@
 package dev.rivulet.rdma.verbs.sys;
 
+import dev.rivulet.core.sys.Errno;
+
 /**
  * A failed libibverbs or librdmacm call, keeping the native error number so callers can classify it.
  *
@@ -18,7 +20,7 @@ public final class VerbsException extends RuntimeException {
      * @param errno the positive error number (0 when the call failed without setting one)
      */
     public VerbsException(String call, int errno) {
-        super(call + " failed: " + (errno == 0 ? "no error number" : Posix.strerror(errno) + " (errno " + errno + ")"));
+        super(call + " failed: " + (errno == 0 ? "no error number" : Errno.describe(errno) + " (errno " + errno + ")"));
         this.call = call;
         this.errno = errno;
     }
@@ -36,7 +38,7 @@ public final class VerbsException extends RuntimeException {
         return call;
     }
 
-    /** The positive error number, comparable with {@link Posix}'s constants. */
+    /** The positive error number, comparable with {@link Errno}'s constants. */
     public int errno() {
         return errno;
     }

@@ -18,9 +18,10 @@
  *   <li>One final class per native struct owns its {@code LAYOUT} (explicit padding, C member names; C's anonymous
  *       unions are named {@code $anon_*}), its offsets as {@code static final}s, and typed accessors or whole-struct
  *       encoders ({@link dev.rivulet.rdma.verbs.sys.IbvSendWr}, {@link dev.rivulet.rdma.verbs.sys.IbvQpAttr}).
- *       {@link dev.rivulet.rdma.verbs.sys.VerbsConstants} and {@link dev.rivulet.rdma.verbs.sys.Posix} hold the constants
- *       under their C names. {@code VerbsAbiTest} checks every layout and constant, and the bytes of every encoder,
- *       against a C probe built from the installed headers.</li>
+ *       {@link dev.rivulet.rdma.verbs.sys.VerbsConstants} holds the constants under their C names; libc, errno and the
+ *       POSIX structs ({@code sockaddr_in}, {@code pollfd}) are the shared layer's, {@link dev.rivulet.core.sys}.
+ *       {@code VerbsAbiTest} checks every layout and constant, and the bytes of every encoder, against a C probe
+ *       built from the installed headers.</li>
  * </ul>
  *
  * <h2>Rules the caller keeps</h2>
@@ -30,7 +31,7 @@
  *       or a positive errno; a post's {@code ENOMEM} is a full queue, not a failure).</li>
  *   <li><b>Threads.</b> Posts, polls and arming are linked with {@code Linker.Option.critical(false)}: short,
  *       non-blocking, never calling back. {@code ibv_get_cq_event} and {@code rdma_get_cm_event} are ordinary
- *       downcalls; make their descriptors non-blocking and wait with {@link dev.rivulet.rdma.verbs.sys.Posix#ppoll}.
+ *       downcalls; make their descriptors non-blocking and wait with {@link dev.rivulet.core.sys.Descriptors#ppoll}.
  *       {@code -Ddev.rivulet.verbs.critical=false} links everything as ordinary downcalls.</li>
  *   <li><b>Ownership.</b> Work requests, scatter/gather lists and attribute structs are caller memory from an arena
  *       that outlives the call (for receive buffers and inline-less sends: the operation); events and device lists

@@ -2,10 +2,12 @@ package dev.rivulet.rdma.fabric.sys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.rdma.abi.AbiProbe;
 
 import java.lang.foreign.StructLayout;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -25,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code sizeof}/{@code offsetof}/constant lines are compared with what the Java types declare.
  *
  * <p>The Java side is enumerated, not listed: every class of the package with a static {@code StructLayout LAYOUT}
- * is checked under the C name given by the layout's name, member by member (names are the C field names, nested
- * groups give dotted paths), and every constant of {@link FiConstants} is checked by reflection. In the other
+ * (and the shared {@link Iovec}) is checked under the C name given by the layout's name, member by member (names
+ * are the C field names, nested groups give dotted paths), and every constant of {@link FiConstants} is checked by reflection. In the other
  * direction, every struct and field the probe prints must have a Java counterpart, so neither side can drift
  * silently. Without gcc or the headers the test is skipped with the reason.
  */
@@ -86,7 +88,9 @@ class LibfabricAbiTest {
     /** C struct name → Java class, for every class of the binding's package that declares a StructLayout LAYOUT. */
     private static Map<String, Class<?>> javaLayouts() throws Exception {
         Map<String, Class<?>> byName = new TreeMap<>();
-        for (Map.Entry<Class<?>, StructLayout> e : AbiProbe.packageLayouts(FiInfo.class).entrySet()) {
+        Map<Class<?>, StructLayout> all = new LinkedHashMap<>(AbiProbe.packageLayouts(FiInfo.class));
+        all.put(Iovec.class, Iovec.LAYOUT); // the shared native layer's, which fi_msg and fi_mr_attr point to
+        for (Map.Entry<Class<?>, StructLayout> e : all.entrySet()) {
             String cName = e.getValue().name()
                     .orElseThrow(() -> new AssertionError(e.getKey() + ".LAYOUT has no C name"));
             assertThat(byName.put(cName, e.getKey())).as("two Java types for struct %s", cName).isNull();

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rivulet.core.sys.Iovec;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -331,9 +332,9 @@ class LibfabricProviderSmokeTest {
     /** An {@code fi_msg_rma} writing {@code src} to {@code offset} of B's buffer, built in the pair's arena. */
     private static MemorySegment rmaMsg(LoopbackPair p, MemorySegment src, long offset, long key,
                                         MemorySegment context) {
-        MemorySegment iov = Iovec.allocate(p.arena);
-        Iovec.setIovBase(iov, src);
-        Iovec.setIovLen(iov, src.byteSize());
+        MemorySegment iov = p.arena.allocate(Iovec.LAYOUT);
+        Iovec.setBase(iov, src);
+        Iovec.setLength(iov, src.byteSize());
         MemorySegment descs = p.arena.allocate(ADDRESS);
         descs.set(ADDRESS, 0, p.desc(p.a));
         MemorySegment rmaIov = FiRmaIov.allocate(p.arena);

@@ -3,6 +3,9 @@ package dev.rivulet.rdma.verbs.sys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rivulet.conformance.Requirements;
+import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.core.sys.SockaddrIn6;
+import dev.rivulet.core.sys.SockaddrIn;
 import dev.rivulet.rdma.abi.AbiProbe;
 
 import java.lang.foreign.Arena;
@@ -35,10 +38,12 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Every class of the package with a static {@code StructLayout LAYOUT} (and the socket/poll layouts of
- *       {@link Sockaddr} and {@link Posix}) is checked under its C name, member by member, nested groups as dotted
+ *       the shared native layer rdma_cm and the waits use, {@link SockaddrIn}, {@link SockaddrIn6}, {@link Pollfd}) is
+ *       checked under its C name, member by member, nested groups as dotted
  *       paths; the probe must print no struct or member the Java side lacks, and the other way round. C's anonymous
  *       unions ({@code $anon_*} in Java) are transparent: their members are the struct's.</li>
- *   <li>Every public constant of {@link VerbsConstants} and {@link Posix} is compared with the header's value.</li>
+ *   <li>Every public constant of {@link VerbsConstants} is compared with the header's value (the shared errno, fcntl
+ *       and poll constants are checked by the io_uring ABI test).</li>
  *   <li>The encoders the transport posts with ({@link IbvSendWr}, {@link IbvRecvWr}, {@link IbvSge},
  *       {@link IbvQpInitAttr}, {@link IbvQpAttr}, {@link RdmaConnParam}) must write exactly the bytes the probe's C
  *       code writes for the same values and pointers, and {@link IbvWc} must read the values C wrote.</li>
@@ -122,7 +127,7 @@ class VerbsAbiTest {
 
     @Test
     void everyConstantMatchesTheHeaders() throws Exception {
-        LOG.info("verbs ABI probe: {} constants checked", probe.checkConstants(VerbsConstants.class, Posix.class));
+        LOG.info("verbs ABI probe: {} constants checked", probe.checkConstants(VerbsConstants.class));
     }
 
     // ------------------------------------------------------------------------------------------------ encoders
@@ -223,7 +228,7 @@ class VerbsAbiTest {
     /** C struct name → layout, for every LAYOUT of the package plus the socket and poll layouts. */
     private static Map<String, StructLayout> javaLayouts() throws Exception {
         Map<String, StructLayout> byName = new TreeMap<>();
-        List<StructLayout> all = new ArrayList<>(List.of(Sockaddr.IN, Sockaddr.IN6, Posix.POLLFD));
+        List<StructLayout> all = new ArrayList<>(List.of(SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, Pollfd.LAYOUT));
         all.addAll(AbiProbe.packageLayouts(IbvSendWr.class).values());
         for (StructLayout l : all) {
             String cName = l.name().orElseThrow(() -> new AssertionError(l + " has no C name"));

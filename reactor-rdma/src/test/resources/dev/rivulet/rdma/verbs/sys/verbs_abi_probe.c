@@ -267,15 +267,6 @@ static void constants(void) {
     C(RDMA_MAX_RESP_RES); C(RDMA_MAX_INIT_DEPTH);
 }
 
-static void posix(void) {
-    C(AF_INET); C(AF_INET6);
-    C(EPERM); C(ENOENT); C(EINTR); C(EIO); C(EAGAIN); C(ENOMEM); C(EACCES); C(EFAULT); C(EBUSY); C(ENODEV);
-    C(EINVAL); C(ENOSYS); C(EADDRINUSE); C(EADDRNOTAVAIL); C(ENETUNREACH); C(ECONNRESET); C(ETIMEDOUT);
-    C(ECONNREFUSED); C(EHOSTUNREACH); C(EOPNOTSUPP);
-    C(F_GETFL); C(F_SETFL); C(O_NONBLOCK);
-    C(POLLIN); C(EFD_NONBLOCK); C(EFD_CLOEXEC);
-}
-
 /* ---------------------------------------------------------------------------------------------------- encoding */
 
 static void dump(const char *name, const void *p, size_t n) {
@@ -469,6 +460,5 @@ int main(int argc, char **argv) {
     }
     structs();
     constants();
-    posix();
     return 0;
 }

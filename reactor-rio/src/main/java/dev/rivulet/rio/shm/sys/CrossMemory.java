@@ -1,5 +1,9 @@
 package dev.rivulet.rio.shm.sys;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.Iovec;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -19,18 +23,18 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class CrossMemory {
 
-    private static final MethodHandle READV = Syscalls.capturing("process_vm_readv", FunctionDescriptor.of(JAVA_LONG,
+    private static final MethodHandle READV = Downcalls.capturing("process_vm_readv", FunctionDescriptor.of(JAVA_LONG,
             JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITEV = Syscalls.capturing("process_vm_writev", FunctionDescriptor.of(JAVA_LONG,
+    private static final MethodHandle WRITEV = Downcalls.capturing("process_vm_writev", FunctionDescriptor.of(JAVA_LONG,
             JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
 
     /** Two {@code struct iovec}s per thread: the local range, then the remote one. */
     private static final ThreadLocal<MemorySegment> IOVECS = ThreadLocal.withInitial(() -> Arena.ofAuto()
-            .allocate(32, 8));
+            .allocate(Iovec.LAYOUT, 2));
 
-    public static final int EPERM = Syscalls.EPERM;
-    public static final int ESRCH = Syscalls.ESRCH;
-    public static final int EFAULT = Syscalls.EFAULT;
+    public static final int EPERM = Errno.EPERM;
+    public static final int ESRCH = Errno.ESRCH;
+    public static final int EFAULT = Errno.EFAULT;
 
     private CrossMemory() {
     }
@@ -47,17 +51,15 @@ public final class CrossMemory {
 
     private static long call(MethodHandle h, int pid, long local, long remote, long length) {
         MemorySegment iov = IOVECS.get();
-        iov.set(JAVA_LONG, 0, local);
-        iov.set(JAVA_LONG, 8, length);
-        iov.set(JAVA_LONG, 16, remote);
-        iov.set(JAVA_LONG, 24, length);
-        MemorySegment state = Syscalls.threadState();
+        Iovec.set(iov, 0, local, length);
+        Iovec.set(iov, 1, remote, length);
+        MemorySegment state = Downcalls.threadState();
         long r;
         try {
-            r = (long) h.invokeExact(state, pid, iov, 1L, iov.asSlice(16, 16), 1L, 0L);
+            r = (long) h.invokeExact(state, pid, iov, 1L, iov.asSlice(Iovec.SIZE, Iovec.SIZE), 1L, 0L);
         } catch (Throwable t) {
-            throw Syscalls.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
-        return r >= 0 ? r : -Syscalls.errno(state);
+        return r >= 0 ? r : -Downcalls.errno(state);
     }
 }

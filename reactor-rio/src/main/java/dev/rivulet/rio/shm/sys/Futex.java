@@ -1,13 +1,11 @@
 package dev.rivulet.rio.shm.sys;
 
-import dev.rivulet.rio.uring.sys.ErrnoException;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Libc;
 
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import java.util.Locale;
 
 /**
  * {@code futex(FUTEX_WAKE)} on a 32-bit word, and the availability of {@code futex_waitv} (Linux 5.16), which
@@ -19,10 +17,20 @@ public final class Futex {
 
     static final int FUTEX_WAKE = 1;
     static final int FUTEX_PRIVATE_FLAG = 128;
-    static final int CLOCK_MONOTONIC = 1;
 
-    private static final MethodHandle CLOCK_GETTIME = Syscalls.capturing("clock_gettime",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    /** {@code __NR_futex}: architecture-specific (the generic table's number on aarch64). */
+    static final long NR_FUTEX;
+    /** {@code __NR_futex_waitv}: 449 in every table since Linux 5.16. */
+    static final long NR_FUTEX_WAITV = 449;
+
+    static {
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        NR_FUTEX = switch (arch) {
+            case "amd64", "x86_64" -> 202;
+            case "aarch64", "arm64", "riscv64" -> 98;
+            default -> -1;
+        };
+    }
 
     private Futex() {
     }
@@ -30,7 +38,7 @@ public final class Futex {
     /** Wakes up to {@code count} waiters on {@code word}; returns how many it woke. */
     public static int wake(MemorySegment word, int count, boolean shared) {
         long op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
-        long r = Syscalls.syscall(Syscalls.NR_FUTEX, word.address(), op, count, 0, 0);
+        long r = Libc.syscall(NR_FUTEX, word.address(), op, count, 0, 0);
         if (r < 0) {
             throw new ErrnoException("futex(FUTEX_WAKE)", (int) -r);
         }
@@ -42,27 +50,13 @@ public final class Futex {
      * which a kernel that has the call refuses with {@code EINVAL} and one that lacks it with {@code ENOSYS}.
      */
     public static String unavailableReason() {
-        if (!Syscalls.architectureKnown()) {
+        if (NR_FUTEX <= 0) {
             return "no futex system call numbers for architecture " + System.getProperty("os.arch");
         }
-        long r = Syscalls.syscall(Syscalls.NR_FUTEX_WAITV, 0, 0, 0, 0, 0);
-        if (r == -Syscalls.ENOSYS) {
+        long r = Libc.syscall(NR_FUTEX_WAITV, 0, 0, 0, 0, 0);
+        if (r == -Errno.ENOSYS) {
             return "the kernel has no futex_waitv (Linux 5.16 or later is needed)";
         }
         return null;
-    }
-
-    /** {@code clock_gettime(CLOCK_MONOTONIC)} into {@code timespec} (16 bytes: seconds, nanoseconds). */
-    static void monotonicNow(MemorySegment timespec) {
-        MemorySegment state = Syscalls.threadState();
-        int r;
-        try {
-            r = (int) CLOCK_GETTIME.invokeExact(state, CLOCK_MONOTONIC, timespec);
-        } catch (Throwable t) {
-            throw Syscalls.rethrow(t);
-        }
-        if (r != 0) {
-            throw new ErrnoException("clock_gettime", Syscalls.errno(state));
-        }
     }
 }

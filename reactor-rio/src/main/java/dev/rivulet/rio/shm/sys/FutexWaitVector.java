@@ -1,6 +1,9 @@
 package dev.rivulet.rio.shm.sys;
 
-import dev.rivulet.rio.uring.sys.ErrnoException;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Libc;
+import dev.rivulet.core.sys.Timespec;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -39,8 +42,8 @@ public final class FutexWaitVector implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment entries = arena.allocate(ENTRY.byteSize() * MAX, 8);
-    /** {@code struct __kernel_timespec}: the absolute deadline on CLOCK_MONOTONIC. */
-    private final MemorySegment deadline = arena.allocate(16, 8);
+    /** The absolute deadline on CLOCK_MONOTONIC. */
+    private final MemorySegment deadline = arena.allocate(Timespec.LAYOUT);
 
     /** Sets entry {@code index}: sleep while {@code word} holds {@code expected}. */
     public void set(int index, MemorySegment word, int expected, boolean shared) {
@@ -59,18 +62,11 @@ public final class FutexWaitVector implements AutoCloseable {
      * {@code -ETIMEDOUT}, {@code -EINTR}. Anything else is thrown.
      */
     public int await(int count, long nanos) {
-        Futex.monotonicNow(deadline);
-        long sec = deadline.get(JAVA_LONG, 0) + nanos / 1_000_000_000L;
-        long nsec = deadline.get(JAVA_LONG, 8) + nanos % 1_000_000_000L;
-        if (nsec >= 1_000_000_000L) {
-            sec++;
-            nsec -= 1_000_000_000L;
-        }
-        deadline.set(JAVA_LONG, 0, sec);
-        deadline.set(JAVA_LONG, 8, nsec);
-        long r = Syscalls.syscall(Syscalls.NR_FUTEX_WAITV, entries.address(), count, 0, deadline.address(),
-                Futex.CLOCK_MONOTONIC);
-        if (r >= 0 || r == -Syscalls.EAGAIN || r == -Syscalls.ETIMEDOUT || r == -Syscalls.EINTR) {
+        Libc.clockGettime(Libc.CLOCK_MONOTONIC, deadline);
+        Timespec.addNanos(deadline, nanos);
+        long r = Libc.syscall(Futex.NR_FUTEX_WAITV, entries.address(), count, 0, deadline.address(),
+                Libc.CLOCK_MONOTONIC);
+        if (r >= 0 || r == -Errno.EAGAIN || r == -Errno.ETIMEDOUT || r == -Errno.EINTR) {
             return (int) r;
         }
         throw new ErrnoException("futex_waitv", (int) -r);

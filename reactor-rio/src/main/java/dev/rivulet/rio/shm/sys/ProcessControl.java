@@ -1,5 +1,7 @@
 package dev.rivulet.rio.shm.sys;
 
+import dev.rivulet.core.sys.Downcalls;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -9,23 +11,18 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * The two process controls the transport's hardening uses: {@code prctl(PR_SET_DUMPABLE)}, which decides whether
- * processes of the same user may open this one's {@code /proc/<pid>/fd}, {@code mem} and attach to it, and
- * {@code fcntl(F_SETFD, FD_CLOEXEC)}, which keeps a descriptor out of programs this process runs.
+ * The process control the transport's hardening uses: {@code prctl(PR_SET_DUMPABLE)}, which decides whether
+ * processes of the same user may open this one's {@code /proc/<pid>/fd}, {@code mem} and attach to it. (Keeping a
+ * descriptor out of programs this process runs is {@link dev.rivulet.core.sys.Descriptors#closeOnExec}.)
  */
 public final class ProcessControl {
 
     private static final int PR_SET_DUMPABLE = 4;
     private static final int PR_GET_DUMPABLE = 3;
-    private static final int F_SETFD = 2;
-    private static final int FD_CLOEXEC = 1;
 
     /** {@code int prctl(int option, unsigned long arg2, ...)}: the rest of the arguments read as longs. */
-    private static final MethodHandle PRCTL = Syscalls.capturing("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+    private static final MethodHandle PRCTL = Downcalls.capturing("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
             JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
-    /** {@code int fcntl(int fd, int cmd, ...)}. */
-    private static final MethodHandle FCNTL = Syscalls.capturing("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
-            JAVA_INT, JAVA_LONG), Linker.Option.firstVariadicArg(2));
 
     private ProcessControl() {
     }
@@ -49,24 +46,13 @@ public final class ProcessControl {
         }
     }
 
-    /** Marks descriptor {@code fd} close-on-exec; returns 0 or {@code -errno}. */
-    public static int closeOnExec(int fd) {
-        try {
-            MemorySegment state = Syscalls.threadState();
-            int r = (int) FCNTL.invokeExact(state, fd, F_SETFD, (long) FD_CLOEXEC);
-            return r >= 0 ? 0 : -Syscalls.errno(state);
-        } catch (Throwable t) {
-            throw Syscalls.rethrow(t);
-        }
-    }
-
     private static int prctl(int option, long arg) {
         try {
-            MemorySegment state = Syscalls.threadState();
+            MemorySegment state = Downcalls.threadState();
             int r = (int) PRCTL.invokeExact(state, option, arg, 0L, 0L, 0L);
-            return r >= 0 ? r : -Syscalls.errno(state);
+            return r >= 0 ? r : -Downcalls.errno(state);
         } catch (Throwable t) {
-            throw Syscalls.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

@@ -21,6 +21,15 @@ import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_SETUP_SQPOLL;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_SQ_NEED_WAKEUP;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_UNREGISTER_BUFFERS;
 
+import dev.rivulet.core.spi.Availability;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.Iovec;
+import dev.rivulet.core.sys.Mappings;
+import dev.rivulet.core.sys.Timespec;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -118,7 +127,7 @@ public final class IoUring implements AutoCloseable {
         int sqArrayOff = IoSqringOffsets.array(params, sq);
         this.cqesOff = Integer.toUnsignedLong(IoCqringOffsets.cqes(params, cq));
         this.cqeShift = (setupFlags & IORING_SETUP_CQE32) != 0 ? 5 : 4;
-        long sqeSize = (setupFlags & IORING_SETUP_SQE128) != 0 ? 2 * IoUringSqe.BYTE_SIZE : IoUringSqe.BYTE_SIZE;
+        long sqeSize = (setupFlags & IORING_SETUP_SQE128) != 0 ? 2 * IoUringSqe.SIZE : IoUringSqe.SIZE;
 
         // Sizes per io_uring_setup(2): the SQ ring ends with the index array, the CQ ring with the CQE array.
         long sqRingSize = Integer.toUnsignedLong(sqArrayOff) + (long) sqEntries * SQ_ARRAY_ENTRY_BYTES;
@@ -154,8 +163,8 @@ public final class IoUring implements AutoCloseable {
         this.sqeTail = (int) INT.getAcquire(sqRing, sqTailOff);
         this.cqHead = (int) INT.getAcquire(cqRing, cqHeadOff);
 
-        this.waitTimespec = arena.allocate(KernelTimespec.LAYOUT);
-        this.timeoutSqeTimespec = arena.allocate(KernelTimespec.LAYOUT);
+        this.waitTimespec = arena.allocate(Timespec.LAYOUT);
+        this.timeoutSqeTimespec = arena.allocate(Timespec.LAYOUT);
         this.waitArg = arena.allocate(IoUringGeteventsArg.LAYOUT);
         IoUringGeteventsArg.set(waitArg, waitTimespec); // only the timespec's contents change per wait
     }
@@ -186,7 +195,7 @@ public final class IoUring implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment params = arena.allocate(IoUringParams.LAYOUT);
-            MemorySegment errnoState = arena.allocate(Libc.CAPTURE_LAYOUT);
+            MemorySegment errnoState = Downcalls.errnoState(arena);
             int flags = requiredFlags | optionalFlags;
             int fd;
             while (true) {
@@ -209,7 +218,7 @@ public final class IoUring implements AutoCloseable {
             try {
                 return new IoUring(arena, fd, params, errnoState);
             } catch (RuntimeException | Error e) {
-                Libc.close(fd);
+                Descriptors.close(fd);
                 throw e;
             }
         } catch (RuntimeException | Error e) {
@@ -223,26 +232,26 @@ public final class IoUring implements AutoCloseable {
      * here are checked for those), and a kernel that lets us create a ring (it may be compiled out, disabled by
      * {@code sysctl kernel.io_uring_disabled}, or blocked by a seccomp filter, as in default container profiles).
      */
-    public static IoUringAvailability availability() {
+    public static Availability availability() {
         return AvailabilityHolder.AVAILABILITY;
     }
 
     private static final class AvailabilityHolder {
-        static final IoUringAvailability AVAILABILITY = check();
+        static final Availability AVAILABILITY = check();
 
-        private static IoUringAvailability check() {
+        private static Availability check() {
             String os = System.getProperty("os.name", "");
             String arch = System.getProperty("os.arch", "");
             if (!os.toLowerCase(Locale.ROOT).startsWith("linux")) {
-                return IoUringAvailability.no("io_uring requires Linux (os.name=" + os + ")");
+                return Availability.no("io_uring requires Linux (os.name=" + os + ")");
             }
             if (!(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
-                return IoUringAvailability.no("the io_uring binding is checked for x86-64 and aarch64 only"
+                return Availability.no("the io_uring binding is checked for x86-64 and aarch64 only"
                         + " (os.arch=" + arch + ")");
             }
             try {
                 open(2).close();
-                return IoUringAvailability.yes();
+                return Availability.yes();
             } catch (ErrnoException e) {
                 String why = switch (e.errno()) {
                     case Errno.ENOSYS -> "this kernel has no io_uring";
@@ -250,9 +259,9 @@ public final class IoUring implements AutoCloseable {
                             + "(sysctl kernel.io_uring_disabled, or a seccomp filter such as a container's)";
                     default -> "io_uring_setup failed";
                 };
-                return IoUringAvailability.no(why + ": " + e.getMessage());
+                return Availability.no(why + ": " + e.getMessage());
             } catch (UnsatisfiedLinkError | IllegalCallerException e) {
-                return IoUringAvailability.no("native access unavailable: " + e);
+                return Availability.no("native access unavailable: " + e);
             }
         }
     }
@@ -311,7 +320,7 @@ public final class IoUring implements AutoCloseable {
         boolean timeoutSqe = false;
         if (timeoutNanos >= 0) {
             if (useExtArg) {
-                KernelTimespec.setNanos(waitTimespec, timeoutNanos);
+                Timespec.setNanos(waitTimespec, timeoutNanos);
                 enterFlags |= IORING_ENTER_EXT_ARG;
                 arg = waitArg;
                 argSize = IoUringGeteventsArg.LAYOUT.byteSize();
@@ -340,7 +349,7 @@ public final class IoUring implements AutoCloseable {
         }
         // The kernel copies the timespec when it prepares the SQE during submission, so one buffer suffices
         // (with SQPOLL that copy is asynchronous; SQPOLL kernels without EXT_ARG are 5.10 and older).
-        KernelTimespec.setNanos(timeoutSqeTimespec, timeoutNanos);
+        Timespec.setNanos(timeoutSqeTimespec, timeoutNanos);
         sqe.prepTimeout(timeoutSqeTimespec, minComplete, 0).userData(RESERVED_USER_DATA);
         internalTimeouts++;
     }
@@ -576,7 +585,7 @@ public final class IoUring implements AutoCloseable {
         }
         arena.close(); // munmap of the three regions runs as the mappings' cleanup actions
         closed = true;
-        Libc.close(fd); // nothing sensible to do on failure: the descriptor is gone either way
+        Descriptors.close(fd); // nothing sensible to do on failure: the descriptor is gone either way
     }
 
     @Override
@@ -586,11 +595,8 @@ public final class IoUring implements AutoCloseable {
                 + (closed ? ", closed" : "") + "]";
     }
 
-    @SuppressWarnings("restricted") // reinterpret: the size is the one we asked mmap for
     private static MemorySegment map(Arena arena, int fd, long size, long offset) {
-        MemorySegment raw = Libc.mmap(size, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED | Libc.MAP_POPULATE,
-                fd, offset);
-        long address = raw.address();
-        return raw.reinterpret(size, arena, unused -> Libc.munmap(address, size));
+        return Mappings.map(size, Mappings.PROT_READ | Mappings.PROT_WRITE, Mappings.MAP_SHARED | Mappings.MAP_POPULATE,
+                fd, offset, arena);
     }
 }

@@ -22,7 +22,7 @@ public final class IoUringCqe {
             JAVA_INT.withName("flags")  // IORING_CQE_F_*; upper 16 bits = buffer id with F_BUFFER
     ).withName("io_uring_cqe");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle USER_DATA = LAYOUT.varHandle(groupElement("user_data"));
     private static final VarHandle RES = LAYOUT.varHandle(groupElement("res"));

@@ -43,7 +43,7 @@ public final class IoUringProbe {
 
     /** Bytes to allocate (zeroed: the kernel rejects a probe buffer that is not) for {@code ops} entries. */
     public static long byteSize(int ops) {
-        return LAYOUT.byteSize() + ops * IoUringProbeOp.BYTE_SIZE;
+        return LAYOUT.byteSize() + ops * IoUringProbeOp.SIZE;
     }
 
     /** Decodes a probe buffer the kernel filled. */
@@ -52,7 +52,7 @@ public final class IoUringProbe {
         int len = Byte.toUnsignedInt((byte) OPS_LEN.get(probe, 0L));
         BitSet bits = new BitSet(len);
         for (int i = 0; i < len; i++) {
-            long base = LAYOUT.byteSize() + i * IoUringProbeOp.BYTE_SIZE;
+            long base = LAYOUT.byteSize() + i * IoUringProbeOp.SIZE;
             if ((IoUringProbeOp.flags(probe, base) & IoUringConstants.IO_URING_OP_SUPPORTED) != 0) {
                 bits.set(IoUringProbeOp.op(probe, base));
             }

@@ -20,7 +20,7 @@ public final class IoUringProbeOp {
             JAVA_INT.withName("resv2")
     ).withName("io_uring_probe_op");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle OP = LAYOUT.varHandle(groupElement("op"));
     private static final VarHandle FLAGS = LAYOUT.varHandle(groupElement("flags"));

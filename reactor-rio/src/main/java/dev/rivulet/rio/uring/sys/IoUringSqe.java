@@ -22,6 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.rivulet.core.sys.Msghdr;
+import dev.rivulet.core.sys.Timespec;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -63,7 +66,7 @@ public final class IoUringSqe {
             JAVA_LONG.withName("__pad2")
     ).withName("io_uring_sqe");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle OPCODE = LAYOUT.varHandle(groupElement("opcode"));
     private static final VarHandle FLAGS = LAYOUT.varHandle(groupElement("flags"));
@@ -81,10 +84,10 @@ public final class IoUringSqe {
 
     private final MemorySegment slot;
 
-    /** A flyweight over {@code slot}, which must be at least {@link #BYTE_SIZE} bytes and 8-byte aligned. */
+    /** A flyweight over {@code slot}, which must be at least {@link #SIZE} bytes and 8-byte aligned. */
     public IoUringSqe(MemorySegment slot) {
-        if (slot.byteSize() < BYTE_SIZE) {
-            throw new IllegalArgumentException("an SQE slot needs " + BYTE_SIZE + " bytes, got " + slot.byteSize());
+        if (slot.byteSize() < SIZE) {
+            throw new IllegalArgumentException("an SQE slot needs " + SIZE + " bytes, got " + slot.byteSize());
         }
         this.slot = slot;
     }
@@ -333,7 +336,7 @@ public final class IoUringSqe {
     }
 
     /**
-     * {@code IORING_OP_TIMEOUT}: completes with {@code -ETIME} when {@code timespec} (a {@link KernelTimespec})
+     * {@code IORING_OP_TIMEOUT}: completes with {@code -ETIME} when {@code timespec} (a {@link Timespec})
      * elapses, or with 0 once {@code count} other completions happened (0 = pure timer).
      */
     public IoUringSqe prepTimeout(MemorySegment timespec, int count, int timeoutFlags) {

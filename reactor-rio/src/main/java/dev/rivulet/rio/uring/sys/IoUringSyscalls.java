@@ -1,5 +1,8 @@
 package dev.rivulet.rio.uring.sys;
 
+import dev.rivulet.core.sys.Downcalls;
+import dev.rivulet.core.sys.ErrnoException;
+
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -15,7 +18,7 @@ import java.util.Arrays;
  *
  * <p>Results follow the kernel convention: a non-negative value on success, {@code -errno} on failure (what
  * liburing's raw wrappers return). That keeps expected outcomes such as {@code -ETIME} or {@code -EINTR} off the
- * exception path; {@link ErrnoException#check} turns the rest into exceptions.
+ * exception path; {@link dev.rivulet.core.sys.ErrnoException#check} turns the rest into exceptions.
  *
  * <p>Every variadic argument is passed as a 64-bit {@code JAVA_LONG}: glibc's {@code syscall} reads all six
  * arguments with {@code va_arg(ap, long)}, so a 32-bit {@code int} argument would leave the upper register half
@@ -42,7 +45,7 @@ public final class IoUringSyscalls {
     private static MethodHandle variadicSyscall(int variadicArgs) {
         MemoryLayout[] args = new MemoryLayout[variadicArgs + 1]; // the syscall number plus its arguments
         Arrays.fill(args, JAVA_LONG); // all 64-bit, see the class comment
-        return Libc.capturing("syscall", FunctionDescriptor.of(JAVA_LONG, args), Linker.Option.firstVariadicArg(1));
+        return Downcalls.capturing("syscall", FunctionDescriptor.of(JAVA_LONG, args), Linker.Option.firstVariadicArg(1));
     }
 
     /**
@@ -50,7 +53,7 @@ public final class IoUringSyscalls {
      * {@code params} must be a zeroed (apart from the inputs) {@link IoUringParams} segment; the kernel fills it.
      */
     public static int setup(int entries, MemorySegment params) {
-        return setup(Libc.threadState(), entries, params);
+        return setup(Downcalls.threadState(), entries, params);
     }
 
     static int setup(MemorySegment errnoState, int entries, MemorySegment params) {
@@ -59,7 +62,7 @@ public final class IoUringSyscalls {
             r = (long) SYSCALL_2.invokeExact(errnoState, (long) NR_IO_URING_SETUP,
                     Integer.toUnsignedLong(entries), params.address());
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
         return result(errnoState, r);
     }
@@ -70,7 +73,7 @@ public final class IoUringSyscalls {
      * {@link IoUringConstants#IORING_ENTER_EXT_ARG} an {@link IoUringGeteventsArg}.
      */
     public static int enter(int fd, int toSubmit, int minComplete, int flags, MemorySegment arg, long argSize) {
-        return enter(Libc.threadState(), fd, toSubmit, minComplete, flags, arg, argSize);
+        return enter(Downcalls.threadState(), fd, toSubmit, minComplete, flags, arg, argSize);
     }
 
     static int enter(MemorySegment errnoState, int fd, int toSubmit, int minComplete, int flags,
@@ -81,14 +84,14 @@ public final class IoUringSyscalls {
                     Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete),
                     Integer.toUnsignedLong(flags), arg.address(), argSize);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
         return result(errnoState, r);
     }
 
     /** {@code io_uring_register(fd, opcode, arg, nrArgs)}: an opcode-specific value, or {@code -errno}. */
     public static int register(int fd, int opcode, MemorySegment arg, int nrArgs) {
-        return register(Libc.threadState(), fd, opcode, arg, nrArgs);
+        return register(Downcalls.threadState(), fd, opcode, arg, nrArgs);
     }
 
     static int register(MemorySegment errnoState, int fd, int opcode, MemorySegment arg, int nrArgs) {
@@ -97,13 +100,13 @@ public final class IoUringSyscalls {
             r = (long) SYSCALL_4.invokeExact(errnoState, (long) NR_IO_URING_REGISTER, (long) fd,
                     Integer.toUnsignedLong(opcode), arg.address(), Integer.toUnsignedLong(nrArgs));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
         return result(errnoState, r);
     }
 
     private static int result(MemorySegment errnoState, long r) {
         // syscall() returns -1 and sets errno on failure; every success value of these three fits in an int.
-        return r == -1 ? -Libc.errno(errnoState) : (int) r;
+        return r == -1 ? -Downcalls.errno(errnoState) : (int) r;
     }
 }

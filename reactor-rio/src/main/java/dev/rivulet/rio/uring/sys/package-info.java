@@ -1,6 +1,8 @@
 /**
  * Native binding for Linux io_uring, written against {@code java.lang.foreign} only: raw system calls through
  * libc's {@code syscall}, the kernel-shared rings mapped with libc's {@code mmap}, no liburing, no JNI, no C shim.
+ * libc itself, errno and the POSIX structs (iovec, sockaddr, timespec, msghdr) are the shared native layer's, in
+ * {@link dev.rivulet.core.sys}.
  *
  * <p>This is the binding layer, nothing more: layouts, constants, system calls and the ring mechanics a transport
  * builds on. Endpoints, credit, framing and reactive types live in the transport package above it.
@@ -11,18 +13,16 @@
  *   <li>One small final class per native struct ({@link dev.rivulet.rio.uring.sys.IoUringParams},
  *       {@link dev.rivulet.rio.uring.sys.IoSqringOffsets}, {@link dev.rivulet.rio.uring.sys.IoCqringOffsets},
  *       {@link dev.rivulet.rio.uring.sys.IoUringSqe}, {@link dev.rivulet.rio.uring.sys.IoUringCqe},
- *       {@link dev.rivulet.rio.uring.sys.IoUringGeteventsArg}, {@link dev.rivulet.rio.uring.sys.KernelTimespec},
- *       {@link dev.rivulet.rio.uring.sys.IoUringProbe}, {@link dev.rivulet.rio.uring.sys.Iovec}, the sockaddr types),
+ *       {@link dev.rivulet.rio.uring.sys.IoUringGeteventsArg}, {@link dev.rivulet.rio.uring.sys.IoUringProbe}),
  *       each owning its layout, explicit padding and cached {@code VarHandle}s; no raw offsets elsewhere.</li>
  *   <li>{@link dev.rivulet.rio.uring.sys.IoUringConstants}: the header's constants under their C names.</li>
  *   <li>{@link dev.rivulet.rio.uring.sys.IoUring}: one ring, with the memory-ordering rules of io_uring(7) applied
  *       through {@code VarHandle} acquire/release accesses, and allocation-free submission and reaping.</li>
- *   <li>{@link dev.rivulet.rio.uring.sys.LibcSockets}: the libc socket calls and {@code eventfd} around the ring.</li>
  * </ul>
  *
- * <p>Failures of system calls surface as {@link dev.rivulet.rio.uring.sys.ErrnoException} (errno plus libc's text),
+ * <p>Failures of system calls surface as {@link dev.rivulet.core.sys.ErrnoException} (errno plus libc's text),
  * captured with {@code Linker.Option.captureCallState("errno")}. The ABI test compiles a C probe against the
- * installed {@code <linux/io_uring.h>} and socket headers and compares every size, offset and constant used here.
+ * installed {@code <linux/io_uring.h>} and compares every size, offset and constant used here.
  */
 @NullMarked
 package dev.rivulet.rio.uring.sys;

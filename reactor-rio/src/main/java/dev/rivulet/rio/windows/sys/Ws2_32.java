@@ -11,6 +11,8 @@ import static dev.rivulet.rio.windows.sys.WinsockConstants.WSA_FLAG_REGISTERED_I
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.rivulet.core.spi.Availability;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -113,15 +115,15 @@ public final class Ws2_32 implements AutoCloseable {
      * Windows") and nothing is loaded; on Windows it opens Winsock, creates a registered-I/O socket and fetches
      * the function table once.
      */
-    public static RioAvailability availability() {
+    public static Availability availability() {
         return AvailabilityHolder.AVAILABILITY;
     }
 
     private static final class AvailabilityHolder {
-        static final RioAvailability AVAILABILITY = check();
+        static final Availability AVAILABILITY = check();
 
-        private static RioAvailability check() {
-            RioAvailability platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        private static Availability check() {
+            Availability platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
             if (!platform.available()) {
                 return platform;
             }
@@ -133,9 +135,9 @@ public final class Ws2_32 implements AutoCloseable {
                 } finally {
                     ws.closeSocket(s);
                 }
-                return RioAvailability.yes();
+                return Availability.yes();
             } catch (WinErrorException | UnsatisfiedLinkError | IllegalCallerException e) {
-                return RioAvailability.no("Registered I/O is not available: " + e.getMessage());
+                return Availability.no("Registered I/O is not available: " + e.getMessage());
             }
         }
     }
@@ -144,14 +146,14 @@ public final class Ws2_32 implements AutoCloseable {
      * The platform half of {@link #availability()}, from {@code os.name}/{@code os.arch} alone: RIO exists on
      * Windows 8 / Server 2012 and later, and these layouts are the 64-bit (LLP64) ones.
      */
-    static RioAvailability platform(String osName, String osArch) {
+    static Availability platform(String osName, String osArch) {
         if (!osName.toLowerCase(Locale.ROOT).startsWith("windows")) {
-            return RioAvailability.no("Registered I/O requires Windows (os.name=" + osName + ")");
+            return Availability.no("Registered I/O requires Windows (os.name=" + osName + ")");
         }
         if (!(osArch.equals("amd64") || osArch.equals("x86_64") || osArch.equals("aarch64"))) {
-            return RioAvailability.no("the RIO binding requires 64-bit Windows (os.arch=" + osArch + ")");
+            return Availability.no("the RIO binding requires 64-bit Windows (os.arch=" + osArch + ")");
         }
-        return RioAvailability.yes();
+        return Availability.yes();
     }
 
     /**
@@ -161,7 +163,7 @@ public final class Ws2_32 implements AutoCloseable {
      */
     @SuppressWarnings("restricted") // libraryLookup, reached only on Windows
     public static Ws2_32 open() {
-        RioAvailability platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        Availability platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
         if (!platform.available()) {
             throw new UnsupportedOperationException(platform.reason());
         }

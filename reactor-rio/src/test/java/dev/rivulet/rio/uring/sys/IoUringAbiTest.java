@@ -2,6 +2,21 @@ package dev.rivulet.rio.uring.sys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Epoll;
+import dev.rivulet.core.sys.EpollEvent;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.Iovec;
+import dev.rivulet.core.sys.Libc;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.Linger;
+import dev.rivulet.core.sys.Mappings;
+import dev.rivulet.core.sys.Msghdr;
+import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.core.sys.SockaddrIn6;
+import dev.rivulet.core.sys.SockaddrIn;
+import dev.rivulet.core.sys.SockaddrStorage;
+import dev.rivulet.core.sys.Timespec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.GroupLayout;
@@ -26,10 +41,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compiles {@code io_uring_abi_probe.c} with gcc against the installed {@code <linux/io_uring.h>} and socket
- * headers, runs it, and checks every struct size, alignment, member offset/size and constant the Java binding
- * uses against what C sees. Both directions are checked, so the probe and the Java classes cannot drift apart
- * silently. Skipped (with the reason printed) only where gcc or the headers are missing.
+ * Compiles {@code io_uring_abi_probe.c} with gcc against the installed {@code <linux/io_uring.h>} and the POSIX
+ * headers ({@code <sys/uio.h>}, {@code <netinet/in.h>}, {@code <poll.h>}, {@code <time.h>}, {@code <sys/socket.h>},
+ * {@code <sys/epoll.h>}), runs it, and checks every struct size, alignment, member offset/size and constant the Java
+ * binding and the shared native layer ({@code dev.rivulet.core.sys}) use against what C sees. Both directions are
+ * checked, so the probe and the Java classes cannot drift apart silently. Skipped (with the reason printed) only
+ * where gcc or the headers are missing.
  */
 @Timeout(120)
 class IoUringAbiTest {
@@ -37,29 +54,33 @@ class IoUringAbiTest {
     /** Every struct type of the binding, by its C name (the layout's name). */
     private static final List<StructLayout> LAYOUTS = List.of(
             IoUringParams.LAYOUT, IoSqringOffsets.LAYOUT, IoCqringOffsets.LAYOUT, IoUringSqe.LAYOUT,
-            IoUringCqe.LAYOUT, IoUringGeteventsArg.LAYOUT, KernelTimespec.LAYOUT, IoUringProbe.LAYOUT,
+            IoUringCqe.LAYOUT, IoUringGeteventsArg.LAYOUT, Timespec.LAYOUT, IoUringProbe.LAYOUT,
             IoUringProbeOp.LAYOUT, Iovec.LAYOUT, Msghdr.LAYOUT, IoUringRsrcRegister.LAYOUT, IoUringRsrcUpdate2.LAYOUT,
-            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT, Pollfd.LAYOUT, Linger.LAYOUT);
+            SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT, Pollfd.LAYOUT, Linger.LAYOUT,
+            EpollEvent.LAYOUT);
 
     /** Every class whose static final int/long fields are C constants under the same names. */
     private static final List<Class<?>> CONSTANT_CLASSES = List.of(
             IoUringConstants.class, Errno.class, LibcSockets.class, IoUringSyscalls.class, Libc.class,
-            IoUringGeteventsArg.class);
+            Mappings.class, Descriptors.class, Epoll.class, IoUringGeteventsArg.class);
 
     /**
      * C members the Java layouts model through another member: union aliases written through the union's first
-     * member, and the probe's flexible array that starts where the Java header layout ends.
+     * member, io_uring's {@code __kernel_timespec} written as a {@code struct timespec}, and the probe's flexible
+     * array that starts where the Java header layout ends.
      */
-    private static final Map<String, String> ALIASES = Map.of(
-            "io_uring_sqe.addr2", "io_uring_sqe.off",
-            "io_uring_sqe.splice_off_in", "io_uring_sqe.addr",
-            "io_uring_sqe.msg_flags", "io_uring_sqe.rw_flags",
-            "io_uring_sqe.timeout_flags", "io_uring_sqe.rw_flags",
-            "io_uring_sqe.accept_flags", "io_uring_sqe.rw_flags",
-            "io_uring_sqe.cancel_flags", "io_uring_sqe.rw_flags",
-            "io_uring_sqe.poll32_events", "io_uring_sqe.rw_flags",
-            "io_uring_sqe.buf_group", "io_uring_sqe.buf_index",
-            "io_uring_sqe.file_index", "io_uring_sqe.splice_fd_in");
+    private static final Map<String, String> ALIASES = Map.ofEntries(
+            Map.entry("io_uring_sqe.addr2", "io_uring_sqe.off"),
+            Map.entry("io_uring_sqe.splice_off_in", "io_uring_sqe.addr"),
+            Map.entry("io_uring_sqe.msg_flags", "io_uring_sqe.rw_flags"),
+            Map.entry("io_uring_sqe.timeout_flags", "io_uring_sqe.rw_flags"),
+            Map.entry("io_uring_sqe.accept_flags", "io_uring_sqe.rw_flags"),
+            Map.entry("io_uring_sqe.cancel_flags", "io_uring_sqe.rw_flags"),
+            Map.entry("io_uring_sqe.poll32_events", "io_uring_sqe.rw_flags"),
+            Map.entry("io_uring_sqe.buf_group", "io_uring_sqe.buf_index"),
+            Map.entry("io_uring_sqe.file_index", "io_uring_sqe.splice_fd_in"),
+            Map.entry("__kernel_timespec.tv_sec", "timespec.tv_sec"),
+            Map.entry("__kernel_timespec.tv_nsec", "timespec.tv_nsec"));
 
     @TempDir
     static Path work;
@@ -132,7 +153,9 @@ class IoUringAbiTest {
                         .containsExactly(java.get(javaMember)));
         assertThat(members.get("io_uring_probe.ops")[0]).as("io_uring_probe.ops follows the header")
                 .isEqualTo(IoUringProbe.LAYOUT.byteSize());
-        assertThat(IoUringProbeOp.BYTE_SIZE).isEqualTo(sizes.get("io_uring_probe_op"));
+        assertThat(IoUringProbeOp.SIZE).isEqualTo(sizes.get("io_uring_probe_op"));
+        assertThat(Timespec.LAYOUT.byteSize()).as("sizeof(__kernel_timespec)")
+                .isEqualTo(sizes.get("__kernel_timespec"));
     }
 
     @Test

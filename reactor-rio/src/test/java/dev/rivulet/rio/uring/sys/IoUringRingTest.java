@@ -10,6 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rivulet.core.spi.Availability;
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +37,7 @@ class IoUringRingTest {
 
     @BeforeAll
     static void requireIoUring() {
-        IoUringAvailability a = IoUring.availability();
+        Availability a = IoUring.availability();
         if (!a.available()) {
             System.out.println("io_uring tests skipped: " + a.reason());
         }
@@ -157,7 +161,7 @@ class IoUringRingTest {
 
     @Test
     void fixedReadOutsideTheRegisteredBufferCompletesWithEfault() {
-        int efd = LibcSockets.eventfd(1, LibcSockets.EFD_CLOEXEC);
+        int efd = Descriptors.eventfd(1, Descriptors.EFD_CLOEXEC);
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(2)) {
             MemorySegment registered = arena.allocate(4096, 4096);
             MemorySegment elsewhere = arena.allocate(4096, 4096);
@@ -170,7 +174,7 @@ class IoUringRingTest {
 
             assertThat(seen).containsExactly(new Completion(11, -Errno.EFAULT, 0));
         } finally {
-            LibcSockets.close(efd);
+            Descriptors.closeOrThrow(efd);
         }
     }
 

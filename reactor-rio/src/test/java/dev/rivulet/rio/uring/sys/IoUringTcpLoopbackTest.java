@@ -6,17 +6,22 @@ import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_OP_SEND_ZC;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_SETUP_COOP_TASKRUN;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_SETUP_SINGLE_ISSUER;
 import static dev.rivulet.rio.uring.sys.IoUringConstants.IORING_SETUP_SUBMIT_ALL;
-import static dev.rivulet.rio.uring.sys.LibcSockets.IPPROTO_TCP;
-import static dev.rivulet.rio.uring.sys.LibcSockets.MSG_NOSIGNAL;
-import static dev.rivulet.rio.uring.sys.LibcSockets.SOCK_CLOEXEC;
-import static dev.rivulet.rio.uring.sys.LibcSockets.SOCK_STREAM;
-import static dev.rivulet.rio.uring.sys.LibcSockets.SOL_SOCKET;
-import static dev.rivulet.rio.uring.sys.LibcSockets.SO_REUSEADDR;
-import static dev.rivulet.rio.uring.sys.LibcSockets.TCP_NODELAY;
+import static dev.rivulet.core.sys.LibcSockets.IPPROTO_TCP;
+import static dev.rivulet.core.sys.LibcSockets.MSG_NOSIGNAL;
+import static dev.rivulet.core.sys.LibcSockets.SOCK_CLOEXEC;
+import static dev.rivulet.core.sys.LibcSockets.SOCK_STREAM;
+import static dev.rivulet.core.sys.LibcSockets.SOL_SOCKET;
+import static dev.rivulet.core.sys.LibcSockets.SO_REUSEADDR;
+import static dev.rivulet.core.sys.LibcSockets.TCP_NODELAY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rivulet.core.sys.Descriptors;
+import dev.rivulet.core.sys.Errno;
+import dev.rivulet.core.sys.ErrnoException;
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.SockaddrStorage;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -149,10 +154,10 @@ class IoUringTcpLoopbackTest {
             assertThat(echo.mismatch(sendBuf)).as("first differing byte of the echo").isEqualTo(-1);
         } finally {
             if (t.acceptedFd >= 0) {
-                LibcSockets.close(t.acceptedFd);
+                Descriptors.closeOrThrow(t.acceptedFd);
             }
-            LibcSockets.close(clientFd);
-            LibcSockets.close(listenFd);
+            Descriptors.closeOrThrow(clientFd);
+            Descriptors.closeOrThrow(listenFd);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.rivulet.rio.uring.sys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rivulet.core.sys.Descriptors;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,7 +60,7 @@ class IoUringWaitTest {
 
     @Test
     void eventfdWriteFromAnotherThreadWakesTheWaiter() throws InterruptedException {
-        int efd = LibcSockets.eventfd(0, LibcSockets.EFD_CLOEXEC);
+        int efd = Descriptors.eventfd(0, Descriptors.EFD_CLOEXEC);
         Thread waker = null;
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
             MemorySegment counter = arena.allocate(ValueLayout.JAVA_LONG);
@@ -67,7 +68,7 @@ class IoUringWaitTest {
             ring.submit();
             waker = Thread.ofPlatform().start(() -> {
                 sleep(150);
-                LibcSockets.eventfdWrite(efd, 5);
+                Descriptors.eventfdWrite(efd, 5);
             });
 
             List<Completion> seen = new ArrayList<>();
@@ -81,19 +82,19 @@ class IoUringWaitTest {
             if (waker != null) {
                 waker.join(5_000);
             }
-            LibcSockets.close(efd);
+            Descriptors.closeOrThrow(efd);
         }
     }
 
     @Test
     void eventfdCounterRoundTripsThroughPlainReadAndWrite() {
-        int efd = LibcSockets.eventfd(0, LibcSockets.EFD_CLOEXEC | LibcSockets.EFD_NONBLOCK);
+        int efd = Descriptors.eventfd(0, Descriptors.EFD_CLOEXEC | Descriptors.EFD_NONBLOCK);
         try {
-            LibcSockets.eventfdWrite(efd, 2);
-            LibcSockets.eventfdWrite(efd, 3);
-            assertThat(LibcSockets.eventfdRead(efd)).isEqualTo(5);
+            Descriptors.eventfdWrite(efd, 2);
+            Descriptors.eventfdWrite(efd, 3);
+            assertThat(Descriptors.eventfdRead(efd)).isEqualTo(5);
         } finally {
-            LibcSockets.close(efd);
+            Descriptors.closeOrThrow(efd);
         }
     }
 

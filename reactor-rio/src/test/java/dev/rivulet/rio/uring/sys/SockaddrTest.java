@@ -2,6 +2,8 @@ package dev.rivulet.rio.uring.sys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rivulet.core.sys.LibcSockets;
+import dev.rivulet.core.sys.SockaddrIn6;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.rivulet.core.spi.Availability;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class RioAvailabilityTest {
     void reportsRequiresWindowsElsewhere() {
         assumeFalse(onWindows(), "running on Windows");
 
-        RioAvailability a = Ws2_32.availability();
+        Availability a = Ws2_32.availability();
 
         assertThat(a.available()).isFalse();
         assertThat(a.reason()).contains("requires Windows").contains(System.getProperty("os.name"));

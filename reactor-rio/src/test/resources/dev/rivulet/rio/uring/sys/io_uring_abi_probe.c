@@ -8,6 +8,7 @@
  *   const   <NAME> <value as signed 64-bit>
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
@@ -18,11 +19,14 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #define STRUCT(T, name) \
     printf("sizeof %s %zu\nalignof %s %zu\n", name, sizeof(T), name, _Alignof(T))
@@ -136,6 +140,15 @@ static void layouts(void) {
     MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", nr);
     MEMBER(struct io_uring_rsrc_update2, "io_uring_rsrc_update2", resv2);
 
+    STRUCT(struct epoll_event, "epoll_event");
+    MEMBER(struct epoll_event, "epoll_event", events);
+    MEMBER(struct epoll_event, "epoll_event", data);
+
+    STRUCT(struct timespec, "timespec");
+    MEMBER(struct timespec, "timespec", tv_sec);
+    MEMBER(struct timespec, "timespec", tv_nsec);
+
+    /* io_uring's own timespec, which the Java side writes as a struct timespec (checked as aliases) */
     STRUCT(struct __kernel_timespec, "__kernel_timespec");
     MEMBER(struct __kernel_timespec, "__kernel_timespec", tv_sec);
     MEMBER(struct __kernel_timespec, "__kernel_timespec", tv_nsec);
@@ -198,7 +211,11 @@ static void constants(void) {
     CONST_AS(NR_IO_URING_ENTER, __NR_io_uring_enter);
     CONST_AS(NR_IO_URING_REGISTER, __NR_io_uring_register);
 
-    /* mmap (Libc) */
+    /* mmap and sysconf (Mappings); clocks and dlopen (Libc) */
+    CONST_AS(SC_PAGESIZE, _SC_PAGESIZE);
+    CONST(CLOCK_MONOTONIC);
+    CONST(RTLD_LAZY);
+    CONST(RTLD_NOLOAD);
     CONST(PROT_READ);
     CONST(PROT_WRITE);
     CONST(MAP_SHARED);
@@ -341,7 +358,13 @@ static void constants(void) {
     /* Errno */
     CONST(EPERM);
     CONST(ENOENT);
+    CONST(ESRCH);
     CONST(EINTR);
+    CONST(EIO);
+    CONST(EACCES);
+    CONST(ENODEV);
+    CONST(ENETUNREACH);
+    CONST(EHOSTUNREACH);
     CONST(EBADF);
     CONST(EAGAIN);
     CONST(ENOMEM);
@@ -407,6 +430,14 @@ static void constants(void) {
     CONST(POLLERR);
     CONST(POLLHUP);
     CONST(POLLNVAL);
+    CONST(F_SETFD);
+    CONST(FD_CLOEXEC);
+
+    /* Epoll */
+    CONST(EPOLLIN);
+    CONST(EPOLL_CTL_ADD);
+    CONST(EPOLL_CTL_DEL);
+    CONST(EPOLL_CLOEXEC);
 }
 
 int main(void) {

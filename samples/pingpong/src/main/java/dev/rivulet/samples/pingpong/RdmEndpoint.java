@@ -1,6 +1,6 @@
 package dev.rivulet.samples.pingpong;
 
-import dev.rivulet.rdma.fabric.sys.Fid;
+import dev.rivulet.core.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.FiAvAttr;
 import dev.rivulet.rdma.fabric.sys.FiContext2;
 import dev.rivulet.rdma.fabric.sys.FiCqAttr;
@@ -12,13 +12,13 @@ import dev.rivulet.rdma.fabric.sys.FiInfo;
 import dev.rivulet.rdma.fabric.sys.FiMsg;
 import dev.rivulet.rdma.fabric.sys.FiRxAttr;
 import dev.rivulet.rdma.fabric.sys.FiTxAttr;
+import dev.rivulet.rdma.fabric.sys.Fid;
 import dev.rivulet.rdma.fabric.sys.FidAv;
 import dev.rivulet.rdma.fabric.sys.FidCq;
 import dev.rivulet.rdma.fabric.sys.FidDomain;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import dev.rivulet.rdma.fabric.sys.FidFabric;
 import dev.rivulet.rdma.fabric.sys.FidMr;
-import dev.rivulet.rdma.fabric.sys.Iovec;
 import dev.rivulet.rdma.fabric.sys.Libfabric;
 
 import java.lang.foreign.Arena;
@@ -319,9 +319,9 @@ final class RdmEndpoint implements AutoCloseable {
      */
     void finish() {
         MemorySegment.copy(MemorySegment.ofArray(FIN), 0, txBuffer, 0, FIN.length);
-        MemorySegment iov = Iovec.allocate(arena);
-        Iovec.setIovBase(iov, txBuffer);
-        Iovec.setIovLen(iov, FIN.length + txPrefix);
+        MemorySegment iov = arena.allocate(Iovec.LAYOUT);
+        Iovec.setBase(iov, txBuffer);
+        Iovec.setLength(iov, FIN.length + txPrefix);
         MemorySegment descriptors = arena.allocate(ADDRESS);
         descriptors.set(ADDRESS, 0, desc);
         MemorySegment msg = FiMsg.allocate(arena);

@@ -1,4 +1,4 @@
-package dev.rivulet.rio.uring.sys;
+package dev.rivulet.core.sys;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -29,7 +29,7 @@ public final class Msghdr {
             MemoryLayout.paddingLayout(4)
     ).withName("msghdr");
 
-    public static final long BYTE_SIZE = LAYOUT.byteSize();
+    public static final long SIZE = LAYOUT.byteSize();
 
     private static final VarHandle IOV = LAYOUT.varHandle(groupElement("msg_iov"));
     private static final VarHandle IOVLEN = LAYOUT.varHandle(groupElement("msg_iovlen"));

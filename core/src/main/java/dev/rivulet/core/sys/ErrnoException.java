@@ -1,9 +1,9 @@
-package dev.rivulet.rio.uring.sys;
+package dev.rivulet.core.sys;
 
 /**
  * A failed Linux system call or libc function, with the errno it reported.
  *
- * <p>Local to the binding layer on purpose: the transport maps it to Rivulet's public error types, keeping the
+ * <p>Local to the binding layers on purpose: a transport maps it to Rivulet's public error types, keeping the
  * numeric code ({@link #errno()}) so nothing is lost on the way.
  */
 public final class ErrnoException extends RuntimeException {

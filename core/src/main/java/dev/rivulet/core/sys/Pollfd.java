@@ -1,4 +1,4 @@
-package dev.rivulet.rio.uring.sys;
+package dev.rivulet.core.sys;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -22,17 +22,30 @@ public final class Pollfd {
     private static final VarHandle EVENTS = LAYOUT.varHandle(groupElement("events"));
     private static final VarHandle REVENTS = LAYOUT.varHandle(groupElement("revents"));
 
+    public static final long SIZE = LAYOUT.byteSize();
+
     private Pollfd() {
     }
 
     /** Asks for {@code events} on {@code fd} and clears what an earlier poll reported. */
     public static void set(MemorySegment p, int fd, int events) {
-        FD.set(p, 0L, fd);
-        EVENTS.set(p, 0L, (short) events);
-        REVENTS.set(p, 0L, (short) 0);
+        set(p, 0, fd, events);
+    }
+
+    /** As {@link #set(MemorySegment, int, int)}, for element {@code index} of a {@code struct pollfd} array. */
+    public static void set(MemorySegment array, long index, int fd, int events) {
+        long base = index * SIZE;
+        FD.set(array, base, fd);
+        EVENTS.set(array, base, (short) events);
+        REVENTS.set(array, base, (short) 0);
     }
 
     public static int revents(MemorySegment p) {
-        return Short.toUnsignedInt((short) REVENTS.get(p, 0L));
+        return revents(p, 0);
+    }
+
+    /** The events that happened to element {@code index} of a {@code struct pollfd} array. */
+    public static int revents(MemorySegment array, long index) {
+        return Short.toUnsignedInt((short) REVENTS.get(array, index * SIZE));
     }
 }

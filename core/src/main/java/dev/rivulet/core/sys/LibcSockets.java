@@ -1,4 +1,4 @@
-package dev.rivulet.rio.uring.sys;
+package dev.rivulet.core.sys;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
@@ -16,12 +15,14 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 
 /**
- * The libc socket calls a TCP transport over io_uring needs besides the ring itself (which does accept, connect,
- * send and receive asynchronously): creating, binding and configuring sockets, reading their addresses, and an
- * {@code eventfd} to wake a thread parked in {@code io_uring_enter}.
+ * The libc socket calls a TCP transport needs besides its completion mechanism (io_uring does accept, connect,
+ * send and receive asynchronously): creating, binding and configuring sockets, and converting their addresses
+ * between {@link InetSocketAddress} and {@link SockaddrIn}/{@link SockaddrIn6}. Closing and polling a socket are
+ * {@link Descriptors}' calls.
  *
  * <p>These are control-path calls: failures throw {@link ErrnoException}, and small scratch buffers come from a
- * short-lived confined arena per call. Constant values are Linux x86-64/aarch64 (checked by the ABI test).
+ * short-lived confined arena per call. Constant values are Linux x86-64/aarch64 (checked by the io_uring ABI test
+ * against the headers).
  */
 public final class LibcSockets {
 
@@ -61,20 +62,6 @@ public final class LibcSockets {
     /** Without it, sending on a connection the peer reset raises SIGPIPE, which would kill the JVM's process. */
     public static final int MSG_NOSIGNAL = 0x4000;
 
-    public static final int O_NONBLOCK = 0x800;
-    public static final int F_GETFL = 3;
-    public static final int F_SETFL = 4;
-
-    public static final int EFD_SEMAPHORE = 1;
-    public static final int EFD_NONBLOCK = 0x800;
-    public static final int EFD_CLOEXEC = 0x80000;
-
-    public static final int POLLIN = 0x1;
-    public static final int POLLOUT = 0x4;
-    public static final int POLLERR = 0x8;
-    public static final int POLLHUP = 0x10;
-    public static final int POLLNVAL = 0x20;
-
     private static final MethodHandle SOCKET = capturing("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle BIND = capturing("bind", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
     private static final MethodHandle LISTEN = capturing("listen", JAVA_INT, JAVA_INT, JAVA_INT);
@@ -89,17 +76,12 @@ public final class LibcSockets {
     private static final MethodHandle SHUTDOWN = capturing("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle SEND = capturing("send", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
     private static final MethodHandle RECV = capturing("recv", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle POLL = capturing("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle EVENTFD = capturing("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
-    // int fcntl(int fd, int cmd, ...): glibc reads the variadic argument as a pointer-sized value, so pass 64 bits.
-    private static final MethodHandle FCNTL = Libc.capturing("fcntl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), Linker.Option.firstVariadicArg(2));
 
     private LibcSockets() {
     }
 
     private static MethodHandle capturing(String name, MemoryLayout result, MemoryLayout... args) {
-        return Libc.capturing(name, FunctionDescriptor.of(result, args));
+        return Downcalls.capturing(name, FunctionDescriptor.of(result, args));
     }
 
     // ---- Addresses ------------------------------------------------------------------------------------------
@@ -141,21 +123,21 @@ public final class LibcSockets {
 
     /** {@code socket(domain, type, protocol)}; {@code type} may include {@link #SOCK_NONBLOCK}/{@link #SOCK_CLOEXEC}. */
     public static int socket(int domain, int type, int protocol) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             return checked("socket", state, (int) SOCKET.invokeExact(state, domain, type, protocol));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     /** {@code bind(fd, addr, addr.byteSize())}. */
     public static void bind(int fd, MemorySegment sockaddr) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             checked("bind", state, (int) BIND.invokeExact(state, fd, sockaddr, (int) sockaddr.byteSize()));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -166,11 +148,11 @@ public final class LibcSockets {
     }
 
     public static void listen(int fd, int backlog) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             checked("listen", state, (int) LISTEN.invokeExact(state, fd, backlog));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -179,11 +161,11 @@ public final class LibcSockets {
      * {@link MemorySegment#NULL}; else {@code addrLen} is a {@code socklen_t} holding {@code addr}'s size.
      */
     public static int accept4(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             return checked("accept4", state, (int) ACCEPT4.invokeExact(state, fd, addr, addrLen, flags));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -192,11 +174,11 @@ public final class LibcSockets {
      * ({@link ErrnoException#errno()}); the transport then waits for writability and reads {@link #SO_ERROR}.
      */
     public static void connect(int fd, MemorySegment sockaddr) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             checked("connect", state, (int) CONNECT.invokeExact(state, fd, sockaddr, (int) sockaddr.byteSize()));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -208,24 +190,24 @@ public final class LibcSockets {
 
     /** {@code setsockopt} for the int-valued options (TCP_NODELAY, SO_REUSEADDR, SO_SNDBUF, SO_RCVBUF, ...). */
     public static void setsockopt(int fd, int level, int option, int value) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment v = scratch.allocateFrom(JAVA_INT, value);
             int size = (int) JAVA_INT.byteSize();
             checked("setsockopt", state, (int) SETSOCKOPT.invokeExact(state, fd, level, option, v, size));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     /** {@code setsockopt} with a struct value (e.g. a {@link Linger}); {@code value}'s size is the option length. */
     public static void setsockopt(int fd, int level, int option, MemorySegment value) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             checked("setsockopt", state,
                     (int) SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize()));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -243,14 +225,14 @@ public final class LibcSockets {
 
     /** {@code getsockopt} for an int-valued option (e.g. {@link #SO_ERROR} after a non-blocking connect). */
     public static int getsockopt(int fd, int level, int option) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment v = scratch.allocate(JAVA_INT);
             MemorySegment len = scratch.allocateFrom(JAVA_INT, (int) JAVA_INT.byteSize());
             checked("getsockopt", state, (int) GETSOCKOPT.invokeExact(state, fd, level, option, v, len));
             return v.get(JAVA_INT, 0);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -265,23 +247,23 @@ public final class LibcSockets {
     }
 
     private static InetSocketAddress name(MethodHandle call, String function, int fd) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment storage = scratch.allocate(SockaddrStorage.LAYOUT);
             MemorySegment len = scratch.allocateFrom(JAVA_INT, (int) SockaddrStorage.LAYOUT.byteSize());
             checked(function, state, (int) call.invokeExact(state, fd, storage, len));
             return decode(storage);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
     public static void shutdown(int fd, int how) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         try {
             checked("shutdown", state, (int) SHUTDOWN.invokeExact(state, fd, how));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -290,128 +272,31 @@ public final class LibcSockets {
      * {@code -EAGAIN} is a result here, not a failure).
      */
     public static long send(int fd, MemorySegment buf, int flags) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         long r;
         try {
             r = (long) SEND.invokeExact(state, fd, buf, buf.byteSize(), flags);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
-        return r >= 0 ? r : -Libc.errno(state);
+        return r >= 0 ? r : -Downcalls.errno(state);
     }
 
     /** {@code recv(fd, buf, buf.byteSize(), flags)}: bytes received (0 at end of stream), or {@code -errno}. */
     public static long recv(int fd, MemorySegment buf, int flags) {
-        MemorySegment state = Libc.threadState();
+        MemorySegment state = Downcalls.threadState();
         long r;
         try {
             r = (long) RECV.invokeExact(state, fd, buf, buf.byteSize(), flags);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Downcalls.rethrow(t);
         }
-        return r >= 0 ? r : -Libc.errno(state);
-    }
-
-    /**
-     * {@code poll} on one descriptor for at most {@code timeoutMillis}: the events that happened ({@link #POLLIN},
-     * {@link #POLLOUT}, {@link #POLLERR}, {@link #POLLHUP}), 0 when the time ran out or a signal interrupted the
-     * wait. {@code pollfd} is a {@link Pollfd} the caller owns.
-     */
-    public static int poll(MemorySegment pollfd, int fd, int events, int timeoutMillis) {
-        Pollfd.set(pollfd, fd, events);
-        MemorySegment state = Libc.threadState();
-        int r;
-        try {
-            r = (int) POLL.invokeExact(state, pollfd, 1L, timeoutMillis);
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
-        }
-        if (r < 0) {
-            int errno = Libc.errno(state);
-            if (errno == Errno.EINTR) {
-                return 0;
-            }
-            throw new ErrnoException("poll", errno);
-        }
-        return r == 0 ? 0 : Pollfd.revents(pollfd);
-    }
-
-    /**
-     * {@code close(fd)}. {@code EINTR} is not reported: on Linux the descriptor is released even then, and
-     * retrying could close a descriptor another thread just received.
-     */
-    public static void close(int fd) {
-        int r = Libc.close(fd);
-        if (r < 0 && r != -Errno.EINTR) {
-            throw new ErrnoException("close", -r);
-        }
-    }
-
-    /** Sets or clears {@code O_NONBLOCK} with {@code fcntl(F_GETFL/F_SETFL)}. */
-    public static void setNonBlocking(int fd, boolean nonBlocking) {
-        MemorySegment state = Libc.threadState();
-        try {
-            int flags = checked("fcntl(F_GETFL)", state, (int) FCNTL.invokeExact(state, fd, F_GETFL, 0L));
-            int wanted = nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
-            if (wanted != flags) {
-                checked("fcntl(F_SETFL)", state, (int) FCNTL.invokeExact(state, fd, F_SETFL, (long) wanted));
-            }
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
-        }
-    }
-
-    // ---- eventfd --------------------------------------------------------------------------------------------
-
-    /**
-     * {@code eventfd(initval, flags)}: a counter fd. A thread parked in {@code io_uring_enter} with a READ of this
-     * fd posted is woken by {@link #eventfdWrite} from any thread.
-     */
-    public static int eventfd(int initialValue, int flags) {
-        MemorySegment state = Libc.threadState();
-        try {
-            return checked("eventfd", state, (int) EVENTFD.invokeExact(state, initialValue, flags));
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
-        }
-    }
-
-    /** Adds {@code value} to the eventfd counter (an 8-byte write). */
-    public static void eventfdWrite(int fd, long value) {
-        try (Arena scratch = Arena.ofConfined()) {
-            long r = Libc.write(fd, scratch.allocateFrom(JAVA_LONG, value));
-            if (r < 0) {
-                throw new ErrnoException("write(eventfd)", (int) -r);
-            }
-        }
-    }
-
-    /**
-     * Adds the 8-byte value already stored in {@code value} to the eventfd counter. Allocation-free, for wake-ups
-     * from any thread: the segment is only read, so concurrent callers may share one.
-     */
-    public static void eventfdWrite(int fd, MemorySegment value) {
-        long r = Libc.write(fd, value);
-        if (r < 0) {
-            throw new ErrnoException("write(eventfd)", (int) -r);
-        }
-    }
-
-    /** Reads and resets the counter (an 8-byte read; blocks on a blocking eventfd whose counter is 0). */
-    public static long eventfdRead(int fd) {
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment v = scratch.allocate(JAVA_LONG);
-            long r = Libc.read(fd, v);
-            if (r < 0) {
-                throw new ErrnoException("read(eventfd)", (int) -r);
-            }
-            return v.get(JAVA_LONG, 0);
-        }
+        return r >= 0 ? r : -Downcalls.errno(state);
     }
 
     private static int checked(String function, MemorySegment state, int result) {
         if (result == -1) {
-            throw new ErrnoException(function, Libc.errno(state));
+            throw new ErrnoException(function, Downcalls.errno(state));
         }
         return result;
     }

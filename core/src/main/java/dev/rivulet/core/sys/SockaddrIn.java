@@ -1,4 +1,4 @@
-package dev.rivulet.rio.uring.sys;
+package dev.rivulet.core.sys;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
