@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       has messages to send.</li>
  * </ul>
  */
-class CreditLedgerProperties {
+class CreditLedgerPropertyTest {
 
     /** One step of the script, decoded from a generated int so that jqwik shrinks scripts step by step. */
     private enum Step { REQUEST, CANCEL, ENQUEUE, POST, DELIVER, CONSUME, SERVICE, GRANT, CLOSE }
