@@ -14,11 +14,9 @@ import dev.rivulet.core.Operation;
 import dev.rivulet.core.OperationObserver;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
-import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.credit.BatchFraming;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
@@ -32,25 +30,25 @@ import dev.rivulet.core.loop.ProgressLoop;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayDeque;
 
 /**
- * The transport-neutral half of every endpoint: the reactive API, the credit protocol, the pending FIFO and the
- * bookkeeping that makes cancellation and close safe. A backend supplies only a {@link Wire}.
+ * The transport-neutral half of every endpoint: the reactive API, its lifecycle (graceful and immediate close,
+ * faults on the loop) and the hand-off of operations to the progress loop. A backend supplies only a {@link Wire}.
+ * What happens on the loop has a class per direction: {@link Outbound} posts operations from the pending FIFO and
+ * completes them, {@link Inbound} delivers arrivals and turns demand into credits; both keep their credits in the
+ * connection's {@link CreditLedger}.
  *
  * <p>Path of one {@code send}: the subscriber's thread builds an {@link Op} and hands it to the progress loop
- * ({@link ProgressLoop#execute}); on the loop the op joins the pending FIFO ({@link #enqueue}); {@link #drain()}
- * posts it to the wire once a receiver credit and a send slot are free, in FIFO order, parking it again on
- * NO_RESOURCE; the wire's completion comes back through {@link WireEvents#completed} during {@link #poll()}, which
- * releases the buffer, frees the slot and signals the subscriber.
+ * ({@link ProgressLoop#execute}); on the loop the op joins the pending FIFO ({@link #enqueue}); {@link
+ * Outbound#drain()} posts it to the wire once a receiver credit and a send slot are free, in FIFO order, parking it
+ * again on NO_RESOURCE; the wire's completion comes back through {@link WireEvents#completed} during {@link #poll()},
+ * which releases the buffer, frees the slot and signals the subscriber.
  *
  * <p>All mutable state below is confined to the progress loop thread.
  */
@@ -64,33 +62,15 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final ProgressLoop loop;
     private final MemoryDomain memory;
     private final TransportMetrics metrics;
-    private final OperationObserver observer;
-    /** {@link Op#startNanos} of an op nobody times. */
-    private static final long UNTIMED = Long.MIN_VALUE;
     private final Capabilities caps;
-    private final int sendDepth;
     private final int sendPrefetch;
     private final Runnable onClosed;
-    private final int maxBatchBytes;
-    private final Carriers carriers = new Carriers(this);
     private final Sinks.One<CloseReason> closedSink = Sinks.one();
 
     // ---- progress-thread state ----
-    private final OpFifo pending = new OpFifo();
-    private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
-    private int inFlight;
-    private int sendsInFlight;
-    private int maxSendsInFlight;
     private final CreditLedger ledger;
-    private final CreditGate gate;
-    private int controlInFlight;
-    private long retries;
-    private long creditStalls;
-    private long stallStart;
-    private long batchesSent;
-    private ReceiveFlux.Receiver receiver;
-    /** Copies each record of a coalesced frame into a buffer of its own, in order. */
-    private final BatchFraming.RecordSink unpacker = this::unpackRecord;
+    private final Outbound outbound;
+    private final Inbound inbound;
     private boolean peerClosed;
     /** Inside {@code wire.poll}: {@link #enqueue} leaves draining to {@link #poll}. */
     private boolean inWirePoll;
@@ -121,15 +101,13 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         this.loop = loop;
         this.memory = memory;
         this.metrics = metrics;
-        this.observer = observer;
         this.caps = wire.capabilities();
-        this.sendDepth = caps.sendQueueDepth();
-        this.sendPrefetch = Math.min(sendPrefetch, sendDepth);
+        this.sendPrefetch = Math.min(sendPrefetch, caps.sendQueueDepth());
         this.onClosed = onClosed;
-        this.maxBatchBytes = wire.maxBatchBytes();
         this.ledger = new CreditLedger(caps.receiveQueueDepth());
-        this.gate = ledger.gate();
-        wire.attach(gate);
+        this.outbound = new Outbound(this, wire, memory, metrics, observer, ledger);
+        this.inbound = new Inbound(this, wire, memory, metrics, ledger);
+        wire.attach(ledger.gate());
     }
 
     /** Starts polling this endpoint's wire. */
@@ -314,9 +292,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     private EndpointStats snapshot() {
-        return new EndpointStats(ledger.window(), sendsInFlight, maxSendsInFlight, ledger.granted(),
-                ledger.received(), ledger.sentMessages(), ledger.used(), (int) ledger.outstanding(),
-                (int) ledger.maxOutstanding(), pending.size(), retries, creditStalls, batchesSent);
+        return outbound.stats();
     }
 
     @Override
@@ -401,8 +377,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         if (drainDeadline == 0 || closed) {
             return;
         }
-        boolean done = pending.isEmpty() && inFlight == 0 && controlInFlight == 0 && activeStreams.get() == 0
-                && (int) QUEUED.getVolatile(this) == 0;
+        boolean done = outbound.isIdle() && activeStreams.get() == 0 && (int) QUEUED.getVolatile(this) == 0;
         if (done) {
             close(new ResourceClosedException("endpoint was closed"), true, CloseReason.Kind.LOCAL);
         } else if (loop.coarseNanos() - drainDeadline > 0) {
@@ -419,14 +394,6 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         OpChecks.rma(local, remote, op, memory, caps);
     }
 
-    /**
-     * An op's start time, read only when someone consumes its latency (a bound meter registry or an observer):
-     * otherwise {@link #UNTIMED}, sparing the two clock reads per op.
-     */
-    private long startStamp() {
-        return observer != null || metrics.timesOperations() ? System.nanoTime() : UNTIMED;
-    }
-
     /** Builds a reusable op for a streaming send. */
     Op newOp() {
         return new Op(this);
@@ -434,7 +401,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     /** Hands {@code op} to the progress loop; fails it at once when the loop is gone. */
     void submit(Op op) {
-        op.startNanos = startStamp();
+        op.startNanos = outbound.startStamp();
         if (loop.inLoop() && (int) QUEUED.getVolatile(this) == 0) {
             // Issued from a signal on this loop (e.g. a reply sent from receive()): post now, not a cycle later.
             // Only when nothing of ours still waits in the loop's task queue: a stream that emitted its first
@@ -469,17 +436,11 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     void enqueue(Op op) {
         if (closed) {
-            fail(op, closeCause);
+            outbound.fail(op, closeCause);
             return;
         }
-        if (!op.pin()) {
-            fail(op, new InvalidMemoryException("memory region was closed before the operation was posted"));
-            return;
-        }
-        pending.addLast(op);
-        metrics.pendingDelta(1);
-        if (!inWirePoll) {
-            drain();
+        if (outbound.add(op) && !inWirePoll) {
+            outbound.drain();
         } // else poll() drains once the wire's events are handled: what their signals sent meanwhile goes together
     }
 
@@ -497,8 +458,8 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 inWirePoll = false;
             }
             if (!closed) {
-                work += drain();
-                sendOwedCredits();
+                work += outbound.drain();
+                outbound.sendOwedCredits();
                 checkDrained();
             }
         } catch (Throwable e) {
@@ -534,229 +495,21 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         }
     }
 
-    /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */
-    private int drain() {
-        int work = 0;
-        Op op;
-        while ((op = pending.peekFirst()) != null) {
-            if (op.isCancelled()) {
-                removeHead();
-                finish(op, false, 0, null);
-                work++;
-                continue;
-            }
-            int rc;
-            try {
-                switch (op.kind) {
-                    case SEND -> {
-                        if (ledger.window() <= 0) {
-                            if (stallStart == 0) {
-                                stallStart = System.nanoTime();
-                                creditStalls++;
-                            }
-                            return work;
-                        }
-                        if (inFlight >= sendDepth) {
-                            return work;
-                        }
-                        int batched = inFlight > 0 && maxBatchBytes > 0 && ledger.window() > 1 ? postBatch() : -1;
-                        if (batched == Wire.NO_RESOURCE) {
-                            return work;
-                        }
-                        if (batched >= 0) {
-                            work++;
-                            continue;
-                        }
-                        long grant = ledger.piggybackGrant();
-                        rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
-                        if (rc == Wire.NO_RESOURCE) {
-                            noResource();
-                            return work;
-                        }
-                        ledger.announced(grant);
-                        if (stallStart != 0) {
-                            metrics.creditStall(System.nanoTime() - stallStart);
-                            stallStart = 0;
-                        }
-                        ledger.sent(1);
-                        metrics.bytesSent(op.buffer.length());
-                    }
-                    case PUT, GET, ATOMIC -> {
-                        if (inFlight >= sendDepth) {
-                            return work;
-                        }
-                        rc = wire.rma(op);
-                        if (rc == Wire.NO_RESOURCE) {
-                            noResource();
-                            return work;
-                        }
-                    }
-                    case FENCE -> {
-                        if (inFlight > 0) {
-                            return work;
-                        }
-                        rc = Wire.DONE;
-                    }
-                    case FLUSH -> {
-                        if (inFlight > 0) {
-                            return work;
-                        }
-                        rc = wire.flush(op);
-                        if (rc == Wire.NO_RESOURCE) {
-                            noResource();
-                            return work;
-                        }
-                    }
-                    default -> throw new IllegalStateException("unknown op " + op.kind);
-                }
-            } catch (TransportException e) {
-                removeHead();
-                fail(op, e);
-                work++;
-                continue;
-            }
-            removeHead();
-            work++;
-            op.posted = true;
-            metrics.posted(op.kind);
-            if (rc == Wire.DONE) {
-                finish(op, true, 0, null);
-            } else {
-                inFlight++;
-                if (op.kind == OpKind.SEND && ++sendsInFlight > maxSendsInFlight) {
-                    maxSendsInFlight = sendsInFlight;
-                }
-            }
-        }
-        return work;
-    }
-
-    /**
-     * Small-message coalescing: while the send queue is busy, the small sends waiting at the head of the FIFO go as
-     * one {@link ControlWord#BATCH} frame ({@link Carriers}), consuming one credit per message. Returns -1 when there
-     * is nothing to coalesce, otherwise the wire's answer.
-     */
-    private int postBatch() {
-        Op carrier = carriers.pack(pending, ledger.window(), maxBatchBytes, memory);
-        if (carrier == null) {
-            return -1;
-        }
-        int n = carrier.memberCount;
-        carrier.startNanos = startStamp();
-        carrier.pin();
-        long grant = ledger.piggybackGrant();
-        int rc;
-        try {
-            rc = wire.send(ControlWord.encode(ControlWord.BATCH, grant), carrier);
-        } catch (TransportException e) {
-            carriers.recycle(carrier);
-            throw e;
-        }
-        if (rc == Wire.NO_RESOURCE) {
-            carriers.recycle(carrier);
-            noResource();
-            return rc;
-        }
-        ledger.announced(grant);
-        if (stallStart != 0) {
-            metrics.creditStall(System.nanoTime() - stallStart);
-            stallStart = 0;
-        }
-        for (int i = 0; i < n; i++) {
-            Op m = pending.pollFirst();
-            metrics.pendingDelta(-1);
-            m.posted = true;
-            metrics.posted(OpKind.SEND);
-            metrics.bytesSent(m.buffer.length());
-        }
-        ledger.sent(n);
-        batchesSent++;
-        if (rc == Wire.DONE) {
-            completeCarrier(carrier, null);
-        } else {
-            inFlight++;
-            sendsInFlight += n;
-            if (sendsInFlight > maxSendsInFlight) {
-                maxSendsInFlight = sendsInFlight;
-            }
-        }
-        return rc;
-    }
-
-    private void completeCarrier(Op carrier, Throwable error) {
-        for (int i = 0; i < carrier.memberCount; i++) {
-            Op m = carrier.members[i];
-            carrier.members[i] = null;
-            finish(m, true, 0, error);
-        }
-        carriers.recycle(carrier);
-    }
-
-    private void removeHead() {
-        pending.pollFirst();
-        metrics.pendingDelta(-1);
-    }
-
-    private void noResource() {
-        retries++;
-        metrics.retry();
-    }
-
-    /** Grants the credits owed to the peer in a standalone word when no data message can carry them now. */
-    private void sendOwedCredits() {
-        if (controlInFlight > 0 || closed) {
-            return;
-        }
-        long grant = ledger.standaloneGrant();
-        if (grant == 0) {
-            return;
-        }
-        try {
-            int rc = wire.send(ControlWord.encode(ControlWord.CREDIT, grant), null);
-            if (rc == Wire.NO_RESOURCE) {
-                return;
-            }
-            ledger.announced(grant);
-            if (rc == Wire.POSTED) {
-                controlInFlight++;
-            }
-        } catch (TransportException e) {
-            broken(e);
-        }
-    }
-
     // ---- WireEvents ----
 
     @Override
     public void completed(Op op, long value) {
-        retire(op);
-        if (op.memberCount > 0) {
-            completeCarrier(op, null);
-        } else {
-            finish(op, true, value, null);
-        }
+        outbound.completed(op, value);
     }
 
     @Override
     public void failed(Op op, TransportException error) {
-        retire(op);
-        if (op.memberCount > 0) {
-            completeCarrier(op, error);
-        } else {
-            finish(op, true, 0, error);
-        }
-    }
-
-    private void retire(Op op) {
-        inFlight--;
-        if (op.kind == OpKind.SEND) {
-            sendsInFlight -= Math.max(1, op.memberCount);
-        }
+        outbound.failed(op, error);
     }
 
     @Override
     public void controlCompleted() {
-        controlInFlight--;
+        outbound.controlCompleted();
     }
 
     @Override
@@ -773,29 +526,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         ledger.peerGranted(ControlWord.credits(word));
         int type = ControlWord.type(word);
         switch (type) {
-            case ControlWord.DATA, ControlWord.BATCH -> {
-                if (closed && !peerClosed) {
-                    payload.release();
-                    return;
-                }
-                int n;
-                try {
-                    n = gate.take(type, payload.capacitySegment(), payload.length());
-                } catch (CreditProtocolException e) {
-                    payload.release();
-                    broken(e);
-                    return;
-                }
-                if (type == ControlWord.DATA) {
-                    metrics.bytesReceived(payload.length());
-                    undelivered.addLast(payload);
-                } else {
-                    metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
-                    BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
-                    payload.release();
-                }
-                serviceReceiver();
-            }
+            case ControlWord.DATA, ControlWord.BATCH -> inbound.arrived(type, payload);
             case ControlWord.CLOSE -> peerClosed();
             default -> {
                 if (payload != null) {
@@ -818,116 +549,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         close(new ConnectionLostException("peer closed the endpoint"), false, CloseReason.Kind.PEER);
     }
 
-    // ---- receive side ----
-
-    private void unpackRecord(MemorySegment frame, long offset, int length) {
-        Buffer b = memory.allocate(length);
-        MemorySegment.copy(frame, offset, b.capacitySegment(), 0, length);
-        undelivered.addLast(b);
-    }
-
-    /**
-     * The receiver cancelled. While the endpoint is open, messages already credited stay for the next subscriber;
-     * once it is closed there will be none worth holding them for.
-     */
-    private void detachCancelled() {
-        receiver = null;
-        if (closed) {
-            releaseUndelivered();
-        }
-    }
-
-    private void releaseUndelivered() {
-        Buffer b;
-        while ((b = undelivered.pollFirst()) != null) {
-            b.release();
-        }
-    }
-
-    /** A receiver subscribed (progress thread). */
-    void attach(ReceiveFlux.Receiver r) {
-        if (receiver != null) {
-            r.error(new InvalidRequestException("receive() already has a subscriber"));
-            return;
-        }
-        if (closed && !peerClosed && undelivered.isEmpty()) {
-            if (closeCause instanceof ResourceClosedException) {
-                r.complete();
-            } else {
-                r.error(closeCause);
-            }
-            return;
-        }
-        receiver = r;
-        serviceReceiver();
-    }
-
-    /** Runs on demand changes and arrivals: delivers, then posts receives and owes credits to match demand. */
-    void serviceReceiver() {
-        ReceiveFlux.Receiver r = receiver;
-        if (r == null) {
-            return;
-        }
-        if (r.isCancelled()) {
-            detachCancelled();
-            return;
-        }
-        r.collectDemand();
-        while (r.demand > 0 && !undelivered.isEmpty()) {
-            r.demand--;
-            r.next(undelivered.pollFirst());
-            if (r.isCancelled()) {
-                detachCancelled();
-                return;
-            }
-        }
-        if (closed) {
-            if (undelivered.isEmpty()) {
-                receiver = null;
-                if (peerClosed || closeCause instanceof ResourceClosedException) {
-                    r.complete();
-                } else {
-                    r.error(closeCause);
-                }
-            }
-            return;
-        }
-        int n = ledger.slotsToGrant(r.demand, wire.receiveWindow(), undelivered.size());
-        if (n > 0) {
-            ledger.grant(n); // first: a wire that admits arrivals finds the new credits in its gate
-            wire.postReceives(n);
-        }
-    }
-
     // ---- completion and close ----
-
-    private void fail(Op op, Throwable error) {
-        finish(op, op.posted, 0, error);
-    }
-
-    private void finish(Op op, boolean wasPosted, long value, Throwable error) {
-        long bytes = op.bytes();
-        op.releaseResources();
-        boolean cancelled = op.isCancelled();
-        long nanos = op.startNanos == UNTIMED ? -1 : System.nanoTime() - op.startNanos;
-        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos);
-        if (observer != null) {
-            try {
-                observer.onComplete(op.kind.operation(op.atomic, op.width), bytes, nanos, error, op.context);
-            } catch (Throwable t) {
-                log.warn("operation observer failed", t);
-            }
-        }
-        try {
-            if (error == null) {
-                op.sink.opCompleted(op, value);
-            } else {
-                op.sink.opFailed(op, error);
-            }
-        } catch (Throwable t) {
-            fault(t); // a subscriber's handler threw on the loop: the endpoint ends, the other signals still go out
-        }
-    }
 
     /**
      * Closes the endpoint once: tells the peer when {@code notifyPeer}, fails every op that has not completed, and
@@ -943,7 +565,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         closed = true;
         closeCause = cause;
         Throwable failure = null;
-        int retries = pending.size() + inFlight + undelivered.size() + 8;
+        int retries = outbound.unfinished() + inbound.undelivered() + 8;
         for (int step = 0; step < 8; ) {
             try {
                 closeStep(step, cause, notifyPeer, kind);
@@ -975,15 +597,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                     }
                 }
             }
-            case 2 -> {
-                for (Op op; (op = pending.pollFirst()) != null; ) {
-                    metrics.pendingDelta(-1);
-                    fail(op, cause);
-                }
-            }
+            case 2 -> outbound.failPending(cause);
             case 3 -> wire.close();
             case 4 -> wire.poll(this); // ops still posted come back, completed or flushed; their buffers are released
-            case 5 -> endReceiver();
+            case 5 -> inbound.endReceiver();
             case 6 -> {
                 loop.deregister(this);
                 metrics.endpointClosed(kind.ordinal());
@@ -994,22 +611,6 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                     onClosed.run();
                 }
             }
-        }
-    }
-
-    /** The receiver of a closed endpoint gets what it may still take, then its end; one that throws, nothing more. */
-    private void endReceiver() {
-        try {
-            if (!peerClosed || receiver == null || receiver.isCancelled()) {
-                // Messages that arrived before a graceful close go to the receiver listening now; with nobody
-                // listening they would be held for good by an endpoint that is over.
-                releaseUndelivered();
-            }
-            serviceReceiver();
-        } catch (Throwable t) {
-            receiver = null;
-            releaseUndelivered();
-            throw t;
         }
     }
 
@@ -1031,6 +632,16 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /** Whether the peer closed this endpoint: what had arrived before its close is still delivered. */
+    boolean isPeerClosed() {
+        return peerClosed;
+    }
+
+    /** The receive side, for {@code receive()}'s subscriptions. */
+    Inbound inbound() {
+        return inbound;
     }
 
     TransportException closeCause() {

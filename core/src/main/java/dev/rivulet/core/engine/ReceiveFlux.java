@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code receive()}: the subscriber's demand travels to the progress loop, which turns it into posted receives and
- * credits for the peer ({@link EndpointEngine#serviceReceiver()}). Signals are emitted on the progress thread, and
+ * credits for the peer ({@link Inbound#serviceReceiver()}). Signals are emitted on the progress thread, and
  * each buffer is lent for the duration of {@code onNext}: it is released when {@code onNext} returns (the subscriber
  * keeps it by retaining it), so no operator downstream can leak it.
  */
@@ -33,7 +33,7 @@ final class ReceiveFlux extends Flux<Buffer> {
         try {
             engine.loop().execute(() -> {
                 try {
-                    engine.attach(r);
+                    engine.inbound().attach(r);
                 } catch (Throwable t) {
                     engine.fault(t); // the subscriber's handler threw on the loop: its endpoint ends, the loop goes on
                 }
@@ -68,7 +68,7 @@ final class ReceiveFlux extends Flux<Buffer> {
                     error(new IllegalArgumentException("§3.9 violated: request(n) needs n > 0"));
                 }
                 try {
-                    engine.serviceReceiver();
+                    engine.inbound().serviceReceiver();
                 } catch (Throwable t) {
                     engine.fault(t); // the subscriber's handler threw on the loop: its endpoint ends, the loop goes on
                 }

@@ -1,0 +1,172 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.credit.BatchFraming;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditGate;
+import dev.rivulet.core.credit.CreditLedger;
+import dev.rivulet.core.error.CreditProtocolException;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.metrics.TransportMetrics;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * The receive side of one endpoint: messages arrive through the connection's {@link CreditGate}, wait in order for
+ * the {@code receive()} subscriber, and the subscriber's demand becomes receive slots, hence credits for the peer
+ * ({@link CreditLedger#slotsToGrant}). Messages already credited outlive a subscriber that cancels: they are kept
+ * for the next one. Progress thread only.
+ */
+final class Inbound {
+
+    private final EndpointEngine engine;
+    private final Wire wire;
+    private final MemoryDomain memory;
+    private final TransportMetrics metrics;
+    private final CreditLedger ledger;
+    private final CreditGate gate;
+    private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
+    /** Copies each record of a coalesced frame into a buffer of its own, in order. */
+    private final BatchFraming.RecordSink unpacker = this::unpackRecord;
+    private ReceiveFlux.Receiver receiver;
+
+    Inbound(EndpointEngine engine, Wire wire, MemoryDomain memory, TransportMetrics metrics, CreditLedger ledger) {
+        this.engine = engine;
+        this.wire = wire;
+        this.memory = memory;
+        this.metrics = metrics;
+        this.ledger = ledger;
+        this.gate = ledger.gate();
+    }
+
+    /** Messages that arrived and wait for a subscriber's demand. */
+    int undelivered() {
+        return undelivered.size();
+    }
+
+    /**
+     * A {@code DATA} or {@code BATCH} word arrived with its payload (its credits are counted already): the gate takes
+     * its messages, which then wait for the subscriber. A message that breaks the credit rules ends the endpoint.
+     */
+    void arrived(int type, Buffer payload) {
+        if (engine.isClosed() && !engine.isPeerClosed()) {
+            payload.release();
+            return;
+        }
+        int n;
+        try {
+            n = gate.take(type, payload.capacitySegment(), payload.length());
+        } catch (CreditProtocolException e) {
+            payload.release();
+            engine.broken(e);
+            return;
+        }
+        if (type == ControlWord.DATA) {
+            metrics.bytesReceived(payload.length());
+            undelivered.addLast(payload);
+        } else {
+            metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
+            BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
+            payload.release();
+        }
+        serviceReceiver();
+    }
+
+    private void unpackRecord(MemorySegment frame, long offset, int length) {
+        Buffer b = memory.allocate(length);
+        MemorySegment.copy(frame, offset, b.capacitySegment(), 0, length);
+        undelivered.addLast(b);
+    }
+
+    /** A receiver subscribed. */
+    void attach(ReceiveFlux.Receiver r) {
+        if (receiver != null) {
+            r.error(new InvalidRequestException("receive() already has a subscriber"));
+            return;
+        }
+        if (engine.isClosed() && !engine.isPeerClosed() && undelivered.isEmpty()) {
+            if (engine.closeCause() instanceof ResourceClosedException) {
+                r.complete();
+            } else {
+                r.error(engine.closeCause());
+            }
+            return;
+        }
+        receiver = r;
+        serviceReceiver();
+    }
+
+    /** Runs on demand changes and arrivals: delivers, then posts receives and owes credits to match demand. */
+    void serviceReceiver() {
+        ReceiveFlux.Receiver r = receiver;
+        if (r == null) {
+            return;
+        }
+        if (r.isCancelled()) {
+            detachCancelled();
+            return;
+        }
+        r.collectDemand();
+        while (r.demand > 0 && !undelivered.isEmpty()) {
+            r.demand--;
+            r.next(undelivered.pollFirst());
+            if (r.isCancelled()) {
+                detachCancelled();
+                return;
+            }
+        }
+        if (engine.isClosed()) {
+            if (undelivered.isEmpty()) {
+                receiver = null;
+                if (engine.isPeerClosed() || engine.closeCause() instanceof ResourceClosedException) {
+                    r.complete();
+                } else {
+                    r.error(engine.closeCause());
+                }
+            }
+            return;
+        }
+        int n = ledger.slotsToGrant(r.demand, wire.receiveWindow(), undelivered.size());
+        if (n > 0) {
+            ledger.grant(n); // first: a wire that admits arrivals finds the new credits in its gate
+            wire.postReceives(n);
+        }
+    }
+
+    /**
+     * The receiver cancelled. While the endpoint is open, messages already credited stay for the next subscriber;
+     * once it is closed there will be none worth holding them for.
+     */
+    private void detachCancelled() {
+        receiver = null;
+        if (engine.isClosed()) {
+            releaseUndelivered();
+        }
+    }
+
+    private void releaseUndelivered() {
+        Buffer b;
+        while ((b = undelivered.pollFirst()) != null) {
+            b.release();
+        }
+    }
+
+    /** The receiver of a closed endpoint gets what it may still take, then its end; one that throws, nothing more. */
+    void endReceiver() {
+        try {
+            if (!engine.isPeerClosed() || receiver == null || receiver.isCancelled()) {
+                // Messages that arrived before a graceful close go to the receiver listening now; with nobody
+                // listening they would be held for good by an endpoint that is over.
+                releaseUndelivered();
+            }
+            serviceReceiver();
+        } catch (Throwable t) {
+            receiver = null;
+            releaseUndelivered();
+            throw t;
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package dev.rivulet.core.engine;
+
+import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.OperationObserver;
+import dev.rivulet.core.credit.ControlWord;
+import dev.rivulet.core.credit.CreditLedger;
+import dev.rivulet.core.error.InvalidMemoryException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.MemoryDomain;
+import dev.rivulet.core.metrics.TransportMetrics;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one endpoint posts, in order: the pending FIFO, the send slots ({@code sendQueueDepth}), the peer's
+ * credits for sends ({@link CreditLedger#window()}), small sends coalesced into one frame, the credits this side owes
+ * (on a data word, or a standalone one), and the completion of what was posted, which releases its memory and
+ * signals its subscriber. Progress thread only.
+ *
+ * <p>An op at the head of the FIFO that cannot go yet (no credit, no free slot, NO_RESOURCE from the wire) keeps
+ * everything behind it waiting, so order holds across sends, puts, gets and atomics; {@link #drain()} runs again
+ * after the next completions.
+ */
+final class Outbound {
+
+    private static final Logger log = LoggerFactory.getLogger(Outbound.class);
+
+    /** {@link Op#startNanos} of an op nobody times. */
+    static final long UNTIMED = Long.MIN_VALUE;
+
+    private final EndpointEngine engine;
+    private final Wire wire;
+    private final MemoryDomain memory;
+    private final TransportMetrics metrics;
+    private final @Nullable OperationObserver observer;
+    private final CreditLedger ledger;
+    private final int sendDepth;
+    private final int maxBatchBytes;
+    private final Carriers carriers;
+    private final OpFifo pending = new OpFifo();
+    private int inFlight;
+    private int sendsInFlight;
+    private int maxSendsInFlight;
+    private int controlInFlight;
+    private long retries;
+    private long creditStalls;
+    private long stallStart;
+    private long batchesSent;
+
+    Outbound(EndpointEngine engine, Wire wire, MemoryDomain memory, TransportMetrics metrics,
+             @Nullable OperationObserver observer, CreditLedger ledger) {
+        this.engine = engine;
+        this.wire = wire;
+        this.memory = memory;
+        this.metrics = metrics;
+        this.observer = observer;
+        this.ledger = ledger;
+        this.sendDepth = wire.capabilities().sendQueueDepth();
+        this.maxBatchBytes = wire.maxBatchBytes();
+        this.carriers = new Carriers(engine);
+    }
+
+    /** Pins what {@code op} lets the provider touch and queues it; fails it when its memory is closed already. */
+    boolean add(Op op) {
+        if (!op.pin()) {
+            fail(op, new InvalidMemoryException("memory region was closed before the operation was posted"));
+            return false;
+        }
+        pending.addLast(op);
+        metrics.pendingDelta(1);
+        return true;
+    }
+
+    /** Nothing waits and nothing is posted, control words included: a graceful close may finish. */
+    boolean isIdle() {
+        return pending.isEmpty() && inFlight == 0 && controlInFlight == 0;
+    }
+
+    /** Ops still queued or posted: how many signals a close may still have to deliver. */
+    int unfinished() {
+        return pending.size() + inFlight;
+    }
+
+    /** Fails every op still queued, in order (the endpoint is closing). */
+    void failPending(Throwable cause) {
+        for (Op op; (op = pending.pollFirst()) != null; ) {
+            metrics.pendingDelta(-1);
+            fail(op, cause);
+        }
+    }
+
+    EndpointStats stats() {
+        return new EndpointStats(ledger.window(), sendsInFlight, maxSendsInFlight, ledger.granted(),
+                ledger.received(), ledger.sentMessages(), ledger.used(), (int) ledger.outstanding(),
+                (int) ledger.maxOutstanding(), pending.size(), retries, creditStalls, batchesSent);
+    }
+
+    /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */
+    int drain() {
+        int work = 0;
+        Op op;
+        while ((op = pending.peekFirst()) != null) {
+            if (op.isCancelled()) {
+                removeHead();
+                finish(op, false, 0, null);
+                work++;
+                continue;
+            }
+            int rc;
+            try {
+                switch (op.kind) {
+                    case SEND -> {
+                        if (ledger.window() <= 0) {
+                            if (stallStart == 0) {
+                                stallStart = System.nanoTime();
+                                creditStalls++;
+                            }
+                            return work;
+                        }
+                        if (inFlight >= sendDepth) {
+                            return work;
+                        }
+                        int batched = inFlight > 0 && maxBatchBytes > 0 && ledger.window() > 1 ? postBatch() : -1;
+                        if (batched == Wire.NO_RESOURCE) {
+                            return work;
+                        }
+                        if (batched >= 0) {
+                            work++;
+                            continue;
+                        }
+                        long grant = ledger.piggybackGrant();
+                        rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                        dataPosted(grant, 1);
+                        metrics.bytesSent(op.buffer.length());
+                    }
+                    case PUT, GET, ATOMIC -> {
+                        if (inFlight >= sendDepth) {
+                            return work;
+                        }
+                        rc = wire.rma(op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                    }
+                    case FENCE -> {
+                        if (inFlight > 0) {
+                            return work;
+                        }
+                        rc = Wire.DONE;
+                    }
+                    case FLUSH -> {
+                        if (inFlight > 0) {
+                            return work;
+                        }
+                        rc = wire.flush(op);
+                        if (rc == Wire.NO_RESOURCE) {
+                            noResource();
+                            return work;
+                        }
+                    }
+                    default -> throw new IllegalStateException("unknown op " + op.kind);
+                }
+            } catch (TransportException e) {
+                removeHead();
+                fail(op, e);
+                work++;
+                continue;
+            }
+            removeHead();
+            work++;
+            op.posted = true;
+            metrics.posted(op.kind);
+            if (rc == Wire.DONE) {
+                finish(op, true, 0, null);
+            } else {
+                inFlight++;
+                if (op.kind == OpKind.SEND && ++sendsInFlight > maxSendsInFlight) {
+                    maxSendsInFlight = sendsInFlight;
+                }
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Small-message coalescing: while the send queue is busy, the small sends waiting at the head of the FIFO go as
+     * one {@link ControlWord#BATCH} frame ({@link Carriers}), consuming one credit per message. Returns -1 when there
+     * is nothing to coalesce, otherwise the wire's answer.
+     */
+    private int postBatch() {
+        Op carrier = carriers.pack(pending, ledger.window(), maxBatchBytes, memory);
+        if (carrier == null) {
+            return -1;
+        }
+        int n = carrier.memberCount;
+        carrier.startNanos = startStamp();
+        carrier.pin();
+        long grant = ledger.piggybackGrant();
+        int rc;
+        try {
+            rc = wire.send(ControlWord.encode(ControlWord.BATCH, grant), carrier);
+        } catch (TransportException e) {
+            carriers.recycle(carrier);
+            throw e;
+        }
+        if (rc == Wire.NO_RESOURCE) {
+            carriers.recycle(carrier);
+            noResource();
+            return rc;
+        }
+        dataPosted(grant, n);
+        for (int i = 0; i < n; i++) {
+            Op m = pending.pollFirst();
+            metrics.pendingDelta(-1);
+            m.posted = true;
+            metrics.posted(OpKind.SEND);
+            metrics.bytesSent(m.buffer.length());
+        }
+        batchesSent++;
+        if (rc == Wire.DONE) {
+            completeCarrier(carrier, null);
+        } else {
+            inFlight++;
+            sendsInFlight += n;
+            if (sendsInFlight > maxSendsInFlight) {
+                maxSendsInFlight = sendsInFlight;
+            }
+        }
+        return rc;
+    }
+
+    private void completeCarrier(Op carrier, Throwable error) {
+        for (int i = 0; i < carrier.memberCount; i++) {
+            Op m = carrier.members[i];
+            carrier.members[i] = null;
+            finish(m, true, 0, error);
+        }
+        carriers.recycle(carrier);
+    }
+
+    /**
+     * A data word carrying {@code grant} owed credits and {@code messages} messages was posted: the grant is
+     * announced, the peer's credits are used, and a credit stall, if one was running, is over.
+     */
+    private void dataPosted(long grant, int messages) {
+        ledger.announced(grant);
+        ledger.sent(messages);
+        if (stallStart != 0) {
+            metrics.creditStall(System.nanoTime() - stallStart);
+            stallStart = 0;
+        }
+    }
+
+    private void removeHead() {
+        pending.pollFirst();
+        metrics.pendingDelta(-1);
+    }
+
+    private void noResource() {
+        retries++;
+        metrics.retry();
+    }
+
+    /** Grants the credits owed to the peer in a standalone word when no data message can carry them now. */
+    void sendOwedCredits() {
+        if (controlInFlight > 0 || engine.isClosed()) {
+            return;
+        }
+        long grant = ledger.standaloneGrant();
+        if (grant == 0) {
+            return;
+        }
+        try {
+            int rc = wire.send(ControlWord.encode(ControlWord.CREDIT, grant), null);
+            if (rc == Wire.NO_RESOURCE) {
+                return;
+            }
+            ledger.announced(grant);
+            if (rc == Wire.POSTED) {
+                controlInFlight++;
+            }
+        } catch (TransportException e) {
+            engine.broken(e);
+        }
+    }
+
+    // ---- what the wire reports of posted ops ----
+
+    void completed(Op op, long value) {
+        retire(op);
+        if (op.memberCount > 0) {
+            completeCarrier(op, null);
+        } else {
+            finish(op, true, value, null);
+        }
+    }
+
+    void failed(Op op, TransportException error) {
+        retire(op);
+        if (op.memberCount > 0) {
+            completeCarrier(op, error);
+        } else {
+            finish(op, true, 0, error);
+        }
+    }
+
+    private void retire(Op op) {
+        inFlight--;
+        if (op.kind == OpKind.SEND) {
+            sendsInFlight -= Math.max(1, op.memberCount);
+        }
+    }
+
+    void controlCompleted() {
+        controlInFlight--;
+    }
+
+    // ---- completion ----
+
+    /**
+     * An op's start time, read only when someone consumes its latency (a bound meter registry or an observer):
+     * otherwise {@link #UNTIMED}, sparing the two clock reads per op.
+     */
+    long startStamp() {
+        return observer != null || metrics.timesOperations() ? System.nanoTime() : UNTIMED;
+    }
+
+
+    void fail(Op op, Throwable error) {
+        finish(op, op.posted, 0, error);
+    }
+
+    private void finish(Op op, boolean wasPosted, long value, Throwable error) {
+        long bytes = op.bytes();
+        op.releaseResources();
+        boolean cancelled = op.isCancelled();
+        long nanos = op.startNanos == UNTIMED ? -1 : System.nanoTime() - op.startNanos;
+        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos);
+        if (observer != null) {
+            try {
+                observer.onComplete(op.kind.operation(op.atomic, op.width), bytes, nanos, error, op.context);
+            } catch (Throwable t) {
+                log.warn("operation observer failed", t);
+            }
+        }
+        try {
+            if (error == null) {
+                op.sink.opCompleted(op, value);
+            } else {
+                op.sink.opFailed(op, error);
+            }
+        } catch (Throwable t) {
+            engine.fault(t); // a subscriber's handler threw on the loop: the endpoint ends, the other signals still go out
+        }
+    }
+}
