@@ -54,10 +54,11 @@ class PublicSurfaceTest {
     }
 
     @Test
-    void theInternalAccessorsAreExportedOnlyToRivuletsOwnModules() throws IOException {
+    void theInternalAccessorsAndTheNativeLayerAreExportedOnlyToRivuletsOwnModules() throws IOException {
         List<ModuleDescriptor.Exports> qualified = descriptor().exports().stream()
                 .filter(ModuleDescriptor.Exports::isQualified).toList();
-        assertThat(qualified).extracting(ModuleDescriptor.Exports::source).containsExactly("dev.rivulet.core.internal");
+        assertThat(qualified).extracting(ModuleDescriptor.Exports::source)
+                .containsExactlyInAnyOrder("dev.rivulet.core.internal", "dev.rivulet.core.sys");
         assertThat(qualified).allMatch(e -> e.targets().stream().allMatch(t -> t.startsWith("dev.rivulet.")));
     }
 
