@@ -193,7 +193,7 @@ public final class VerbsTransport extends AbstractTransport {
      * a refused request puts the queue pair in the error state, so the connection closes. Without reads (an
      * initiator depth of 0) there are no gets and no atomics, and a flush only waits for completions.
      */
-    static Capabilities capabilities(String device, int initiatorDepth, int atomicCap, long maxMsgSize,
+    public static Capabilities capabilities(String device, int initiatorDepth, int atomicCap, long maxMsgSize,
                                      TransportConfig config, int messageSize, int maxInline) {
         EnumSet<Operation> ops = EnumSet.of(Operation.SEND, Operation.RECEIVE, Operation.PUT, Operation.FENCE,
                 Operation.FLUSH);
