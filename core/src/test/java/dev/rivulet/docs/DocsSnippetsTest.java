@@ -63,6 +63,21 @@ class DocsSnippetsTest {
         assertThat(problems).isEmpty();
     }
 
+    /** Snippets show no import lines, so every page with one says what its snippets import, in one paragraph. */
+    @Test
+    void everyPageWithJavaSnippetsSaysWhatTheyImport() throws IOException {
+        List<String> without = new ArrayList<>();
+        try (Stream<Path> pages = Files.list(ROOT.resolve("docs"))) {
+            for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+                String text = Files.readString(page);
+                if (BLOCK.matcher(text).find() && text.lines().noneMatch(l -> l.startsWith("Imports"))) {
+                    without.add(page.getFileName().toString());
+                }
+            }
+        }
+        assertThat(without).as("pages with Java snippets and no 'Imports' paragraph").isEmpty();
+    }
+
     /** Null when {@code block} is exactly region {@code name} of {@code code} (indentation aside). */
     private static String region(String code, String name, String block) {
         Matcher r = Pattern.compile("// snippet:begin " + Pattern.quote(name) + "\\n(.*?)\\n\\s*// snippet:end",
