@@ -38,6 +38,14 @@ final class SuiteSummary {
 
     /** Rewrites the table in {@code summary} from the detail pages in {@code pages} (those that exist). */
     static void update(Path summary, Path pages) throws IOException {
+        String pagesDir = summary.toAbsolutePath().getParent().relativize(pages.toAbsolutePath()).toString()
+                .replace('\\', '/');
+        String doc = Files.exists(summary) ? Files.readString(summary, StandardCharsets.UTF_8) : "# Benchmarks\n";
+        Files.writeString(summary, updated(doc, table(read(pages), pagesDir)), StandardCharsets.UTF_8);
+    }
+
+    /** The detail pages in {@code pages} that exist, by page name, in the suite's order. */
+    static Map<String, String> read(Path pages) throws IOException {
         Map<String, String> texts = new LinkedHashMap<>();
         for (String page : SuiteOptions.TRANSPORTS) {
             Path p = pages.resolve(page + ".md");
@@ -45,10 +53,7 @@ final class SuiteSummary {
                 texts.put(page, Files.readString(p, StandardCharsets.UTF_8));
             }
         }
-        String pagesDir = summary.toAbsolutePath().getParent().relativize(pages.toAbsolutePath()).toString()
-                .replace('\\', '/');
-        String doc = Files.exists(summary) ? Files.readString(summary, StandardCharsets.UTF_8) : "# Benchmarks\n";
-        Files.writeString(summary, updated(doc, table(texts, pagesDir)), StandardCharsets.UTF_8);
+        return texts;
     }
 
     /** {@code doc} with the text between the markers replaced by {@code table} (appended when they are missing). */
