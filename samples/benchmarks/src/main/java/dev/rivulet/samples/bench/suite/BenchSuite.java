@@ -4,6 +4,7 @@ import dev.rivulet.samples.bench.Machine;
 import dev.rivulet.samples.bench.suite.SuiteCharts.ChartFile;
 import dev.rivulet.samples.bench.suite.SuiteSection.Block;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -17,12 +18,14 @@ import java.util.Optional;
  * command ({@code bin/bench}): libfabric {@code tcp} and {@code shm} with {@code FabricBenchCli}, Rivulet's own
  * {@code shm://} ({@code rivulet-shm}) with {@code ShmBenchCli}, io_uring with {@code UringBenchCli} with each idle
  * strategy, and the {@code local} transport's JMH benchmark and {@code IdleCpu}.
- * What cannot run here is skipped with the reason. Each transport's table and charts ({@code docs/benchmarks/*.png})
- * go into the generated section of {@code docs/benchmarks.md} ({@link SuiteSection}).
+ * What cannot run here is skipped with the reason. Each transport's tables go into its detail page beside its charts
+ * ({@code docs/benchmarks/tcp.md}, {@code tcp-throughput.png}, ...; {@link SuiteSection}), and the table across
+ * transports in {@code docs/benchmarks.md} is rebuilt from those pages ({@link SuiteSummary}); {@code --render}
+ * rebuilds it without measuring anything.
  *
  * <pre>
  * bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F] [--no-quiet-gate]
- *           [--docs PATH] [--charts DIR] [--work DIR]
+ *           [--render] [--docs PATH] [--charts DIR] [--work DIR]
  * </pre>
  *
  * <p>The side-by-side CLIs run in JVMs of their own (each starts its own node JVMs and native programs), one after
@@ -56,21 +59,22 @@ public final class BenchSuite {
         System.exit(new BenchSuite(o).run());
     }
 
-    /** Runs the plan and writes charts and section; returns the exit status (1 when a transport failed). */
+    /**
+     * Runs the plan, writes charts and detail pages, and rebuilds the summary table; returns the exit status (1 when
+     * a transport failed).
+     */
     int run() throws Exception {
         long t0 = System.nanoTime();
         String machine = Machine.describe();
-        String chartDir = options.docs().toAbsolutePath().getParent().relativize(options.charts().toAbsolutePath())
-                .toString().replace('\\', '/');
         System.out.println("# bench suite on " + machine + (options.quick() ? " (quick run)" : ""));
-        Map<String, Block> blocks = new LinkedHashMap<>();
+        Map<Bench, Block> blocks = new LinkedHashMap<>();
         List<String> summary = new ArrayList<>();
         boolean failed = false;
         for (Bench bench : Bench.plan(options)) {
             Optional<String> why = bench.unavailable();
             if (why.isPresent()) {
                 System.out.println("# skipping " + bench.id() + ": " + why.get());
-                blocks.put(bench.id(), SuiteSection.notMeasured(bench, why.get()));
+                blocks.put(bench, SuiteSection.notMeasured(bench, why.get()));
                 summary.add(String.format(Locale.ROOT, "  %-14s skipped: %s", bench.id(), why.get()));
                 continue;
             }
@@ -81,7 +85,7 @@ public final class BenchSuite {
                 BenchReport report = bench.run(options);
                 List<ChartFile> charts = SuiteCharts.write(report, options.charts(), machine);
                 charts.forEach(c -> System.out.println("# wrote " + options.charts().resolve(c.name())));
-                blocks.put(bench.id(), SuiteSection.measured(report, charts, chartDir, machine, options.quick()));
+                blocks.put(bench, SuiteSection.measured(report, charts, "", machine, options.quick()));
                 summary.add(String.format(Locale.ROOT, "  %-14s %4.0f s, %d chart(s)", bench.id(), seconds(t),
                         charts.size()));
             } catch (Exception e) {
@@ -93,10 +97,21 @@ public final class BenchSuite {
                         e.getMessage()));
             }
         }
-        if (!blocks.isEmpty()) {
-            SuiteSection.update(options.docs(), blocks);
-            System.out.println("# updated " + options.docs());
+        for (String transport : SuiteOptions.TRANSPORTS) {
+            Map<String, Block> ofPage = new LinkedHashMap<>();
+            blocks.forEach((bench, block) -> {
+                if (bench.transport().equals(transport)) {
+                    ofPage.put(bench.id(), block);
+                }
+            });
+            if (!ofPage.isEmpty()) {
+                Path page = options.charts().resolve(transport + ".md");
+                SuiteSection.update(page, SuiteSection.heading(transport), ofPage);
+                System.out.println("# updated " + page);
+            }
         }
+        SuiteSummary.update(options.docs(), options.charts());
+        System.out.println("# updated " + options.docs());
         System.out.println();
         System.out.println("# bench suite summary (" + (options.quick() ? "quick run, " : "")
                 + String.format(Locale.ROOT, "%.0f s in all):", seconds(t0)));

@@ -14,15 +14,15 @@ import java.util.Set;
 /**
  * What {@link BenchSuite} runs and where it writes.
  *
- * @param only      the transports to run (names from {@link #TRANSPORTS})
+ * @param only      the transports to run (names from {@link #TRANSPORTS}); none with {@code --render}
  * @param quick     a scaled-down run (one run each, a tenth of the messages, short JMH iterations) for checking that
  *                  everything works; its numbers are not for comparison
  * @param runs      recorded runs per measurement for the side-by-side CLIs, null for each CLI's documented default
  * @param scale     message-count factor for the CLIs, null for their default
  * @param quietGate whether the CLIs wait for the shared machine to quieten before each measurement
  * @param repoRoot  the repository root (the CLIs run there; the reproduce commands are relative to it)
- * @param docs      the Markdown file whose generated section is rewritten
- * @param charts    the directory the PNG charts go to
+ * @param docs      the summary page, whose table across transports is rebuilt from the detail pages
+ * @param charts    the directory of the detail pages and their PNG charts
  * @param work      where the CLIs' machine-readable results and tables go
  */
 public record SuiteOptions(Set<String> only, boolean quick, Integer runs, Double scale, boolean quietGate,
@@ -39,21 +39,24 @@ public record SuiteOptions(Set<String> only, boolean quick, Integer runs, Double
 
     static final String USAGE = """
             usage: bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F]
-                             [--no-quiet-gate] [--docs PATH] [--charts DIR] [--work DIR]
+                             [--no-quiet-gate] [--render] [--docs PATH] [--charts DIR] [--work DIR]
               --quick          one run each, a tenth of the messages, short JMH iterations: checks that it all works
               --only LIST      transports to run (default tcp,shm,rivulet-shm,uring,local; sockets is a
                                compatibility run); shm is libfabric's shm provider, rivulet-shm Rivulet's shm://
               --runs N         recorded runs per measurement of the side-by-side CLIs (default: theirs, 5 or 3)
               --scale F        message counts x F for the side-by-side CLIs
               --no-quiet-gate  do not wait for the shared machine to quieten before measurements (--quick implies it)
-              --docs PATH      Markdown file with the generated section (default docs/benchmarks.md)
-              --charts DIR     PNG charts (default docs/benchmarks)
+              --render         measure nothing: rebuild the summary table from the detail pages
+              --docs PATH      the summary page, whose table across transports is rebuilt (default docs/benchmarks.md)
+              --charts DIR     each transport's detail page (tcp.md, uring.md, ...) and its PNG charts
+                               (default docs/benchmarks)
               --work DIR       raw results and tables (default samples/benchmarks/target/bench-suite)
             """;
 
     public static SuiteOptions parse(String[] args, Path repoRoot) {
         Map<String, String> o = Options.parse(args, 0);
-        Set<String> known = Set.of("quick", "only", "runs", "scale", "no-quiet-gate", "docs", "charts", "work");
+        Set<String> known = Set.of("quick", "only", "runs", "scale", "no-quiet-gate", "render", "docs", "charts",
+                "work");
         for (String k : o.keySet()) {
             if (!known.contains(k)) {
                 throw new IllegalArgumentException("unknown option --" + k);
@@ -70,6 +73,10 @@ public record SuiteOptions(Set<String> only, boolean quick, Integer runs, Double
                 }
                 only.add(name);
             }
+        }
+        if (o.containsKey("render")) {
+            // Nothing runs; the summary is still rebuilt from the pages as they are.
+            only.clear();
         }
         boolean quick = o.containsKey("quick");
         Path root = repoRoot.toAbsolutePath().normalize();

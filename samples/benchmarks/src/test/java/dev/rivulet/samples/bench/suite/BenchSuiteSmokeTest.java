@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchSuiteSmokeTest {
 
     @Test
-    void quickLocalRunWritesChartAndSection(@TempDir Path tmp) throws Exception {
+    void quickLocalRunWritesChartDetailPageAndSummaryRow(@TempDir Path tmp) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Path docs = tmp.resolve("benchmarks.md");
         Files.writeString(docs, "# Benchmarks\n\nHand-written.\n");
@@ -26,10 +26,12 @@ class BenchSuiteSmokeTest {
 
         BufferedImage png = ImageIO.read(tmp.resolve("charts/local-jmh.png").toFile());
         assertThat(png.getWidth()).isEqualTo(ChartSheet.size(2)[0]);
-        String doc = Files.readString(docs);
-        assertThat(doc).startsWith("# Benchmarks\n\nHand-written.\n").contains(SuiteSection.BEGIN, SuiteSection.END,
-                "<!-- bench-suite:local:begin -->", "| 64 B |", "| 256 B |", "| 4 KiB |", "](charts/local-jmh.png)",
-                "Reproduce: `bin/bench --quick --only local`", "Quick run");
+        String page = Files.readString(tmp.resolve("charts/local.md"));
+        assertThat(page).startsWith("# " + SuiteSection.heading("local")).contains(SuiteSection.BEGIN,
+                SuiteSection.END, "<!-- bench-suite:local:begin -->", "| 64 B |", "| 256 B |", "| 4 KiB |",
+                "](local-jmh.png)", "Reproduce: `bin/bench --quick --only local`", "Quick run");
+        assertThat(Files.readString(docs)).startsWith("# Benchmarks\n\nHand-written.\n")
+                .contains(SuiteSummary.BEGIN, "](charts/local.md) | no peer or target", SuiteSummary.END);
         assertThat(tmp.resolve("work/local.tsv")).exists();
     }
 }
