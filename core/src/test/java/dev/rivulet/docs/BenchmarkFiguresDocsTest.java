@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -42,17 +41,6 @@ class BenchmarkFiguresDocsTest {
 
     private static final Path ROOT = Path.of("..");
 
-    /**
-     * Quotes on pages outside the benchmark pages that predate this check and are being replaced by links to the
-     * results. Each entry must still occur (so the list only shrinks): remove it with the quote.
-     */
-    private static final Set<String> PENDING = Set.of(
-            "docs/architecture.md: 1.07–1.14×",
-            "docs/architecture.md: 1.19–1.26×",
-            "docs/architecture.md: 1.26–1.56×",
-            "docs/tuning.md: 1.2×",
-            "docs/tuning.md: 2.7×");
-
     private static final Pattern GENERATED = Pattern.compile(
             "<!-- bench-(suite|summary):begin -->.*?<!-- bench-\\1:end -->", Pattern.DOTALL);
     private static final Pattern FENCE = Pattern.compile("```.*?```", Pattern.DOTALL);
@@ -78,23 +66,17 @@ class BenchmarkFiguresDocsTest {
         assertThat(results).as("figures in the generated benchmark sections").hasSizeGreaterThan(100);
 
         List<String> stale = new ArrayList<>();
-        Set<String> pendingSeen = new HashSet<>();
         for (Path page : pages()) {
             String name = ROOT.relativize(page).toString().replace('\\', '/');
             for (String quote : quotedRatios(Files.readString(page, StandardCharsets.UTF_8))) {
-                String entry = name + ": " + quote;
-                if (PENDING.contains(entry)) {
-                    pendingSeen.add(entry);
-                } else if (!numbers(quote).stream().allMatch(results::contains)) {
-                    stale.add(entry);
+                if (!numbers(quote).stream().allMatch(results::contains)) {
+                    stale.add(name + ": " + quote);
                 }
             }
         }
 
         assertThat(stale).as("ratios quoted in prose that no benchmark result holds: take them from "
                 + "docs/benchmarks.md or link to it").isEmpty();
-        assertThat(new TreeSet<>(PENDING)).as("entries of PENDING whose quote is gone: remove them")
-                .isEqualTo(new TreeSet<>(pendingSeen));
     }
 
     @Test
