@@ -5,6 +5,7 @@ import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.rio.stream.PollDeadline;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -73,15 +74,8 @@ final class FdHandshakeIo implements HandshakeIo {
 
     /** Waits until the socket is ready for {@code events}, an error or hang-up is pending, or the deadline passed. */
     private void await(MemorySegment pollfd, int events) throws SocketTimeoutException {
-        while (true) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                throw new SocketTimeoutException("handshake deadline passed");
-            }
-            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-            if (Descriptors.poll(pollfd, fd, events, millis) != 0) {
-                return; // ready, or POLLERR/POLLHUP, which the next call reports
-            }
+        if (!PollDeadline.await(deadlineNanos, millis -> Descriptors.poll(pollfd, fd, events, millis))) {
+            throw new SocketTimeoutException("handshake deadline passed");
         }
     }
 

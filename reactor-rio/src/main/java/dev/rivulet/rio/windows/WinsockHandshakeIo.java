@@ -1,6 +1,7 @@
 package dev.rivulet.rio.windows;
 
 import dev.rivulet.core.handshake.HandshakeIo;
+import dev.rivulet.rio.stream.PollDeadline;
 import dev.rivulet.rio.windows.sys.WinErrorException;
 import dev.rivulet.rio.windows.sys.WinsockConstants;
 import dev.rivulet.rio.windows.sys.Ws2_32;
@@ -68,16 +69,10 @@ final class WinsockHandshakeIo implements HandshakeIo {
         }
     }
 
+    /** Waits until the socket is ready for {@code events}, an error or hang-up is pending, or the deadline passed. */
     private void await(MemorySegment pollfd, int events) throws SocketTimeoutException {
-        while (true) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                throw new SocketTimeoutException("handshake deadline passed");
-            }
-            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-            if (ws.poll(pollfd, socket, events, millis) != 0) {
-                return; // ready, or an error or hang-up the next call reports
-            }
+        if (!PollDeadline.await(deadlineNanos, millis -> ws.poll(pollfd, socket, events, millis))) {
+            throw new SocketTimeoutException("handshake deadline passed");
         }
     }
 }
