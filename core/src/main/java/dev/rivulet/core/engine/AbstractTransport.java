@@ -32,6 +32,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -192,6 +193,18 @@ public abstract class AbstractTransport implements Transport {
     protected void track(Listener l) {
         listeners.add(l);
         l.onDispose().subscribe(null, null, () -> listeners.remove(l));
+    }
+
+    /**
+     * Connection set-up that blocks (a connect, a handshake, a bind): {@code work} runs, after {@link #checkOpen()},
+     * on a bounded-elastic thread each time the result is subscribed to, so that neither the subscriber's thread nor
+     * a progress loop waits for the network.
+     */
+    protected final <T> Mono<T> blockingSetUp(Callable<? extends T> work) {
+        return Mono.<T>fromCallable(() -> {
+            checkOpen();
+            return work.call();
+        }).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** Throws when disposed: the first check of every connect and bind. */

@@ -1,6 +1,7 @@
 package dev.rivulet.core.local;
 
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.spi.AddressUri;
 
 import java.net.URI;
 import java.util.Map;
@@ -16,15 +17,7 @@ final class LocalFabric {
 
     /** {@code local://orders} gives {@code orders}. */
     static String nameOf(String address) {
-        if (address == null) {
-            throw new InvalidRequestException("address is null");
-        }
-        URI uri;
-        try {
-            uri = URI.create(address);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("not a URI: " + address);
-        }
+        URI uri = AddressUri.parse(address);
         if (!"local".equals(uri.getScheme()) || uri.getAuthority() == null || uri.getAuthority().isEmpty()) {
             throw new InvalidRequestException("local transport addresses look like local://name, got " + address);
         }

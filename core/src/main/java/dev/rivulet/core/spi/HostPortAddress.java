@@ -37,15 +37,7 @@ public final class HostPortAddress {
      *             like fabric://host:port?provider=tcp"}
      */
     public static HostPortAddress parse(String address, String scheme, String form) {
-        if (address == null) {
-            throw new InvalidRequestException("address is null");
-        }
-        URI uri;
-        try {
-            uri = URI.create(address);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("not a URI: " + address);
-        }
+        URI uri = AddressUri.parse(address);
         if (!scheme.equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
             throw new InvalidRequestException(form + ", got " + address);
         }

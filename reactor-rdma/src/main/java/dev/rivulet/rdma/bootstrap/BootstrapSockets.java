@@ -5,7 +5,9 @@ import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.handshake.TlsSockets;
 import dev.rivulet.core.liveness.LivenessSettings;
 import dev.rivulet.core.security.SecuritySettings;
+import org.jspecify.annotations.Nullable;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -88,7 +90,7 @@ public final class BootstrapSockets {
     }
 
     /** Closes {@code s} (null: nothing) on a path that has nothing left to do about a failure. */
-    public static void closeQuietly(Socket s) {
+    public static void closeQuietly(@Nullable Closeable s) {
         if (s == null) {
             return;
         }

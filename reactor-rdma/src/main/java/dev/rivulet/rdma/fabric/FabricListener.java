@@ -256,10 +256,6 @@ final class FabricListener extends AbstractListener {
 
     @Override
     protected void stop() {
-        try {
-            server.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        BootstrapSockets.closeQuietly(server);
     }
 }

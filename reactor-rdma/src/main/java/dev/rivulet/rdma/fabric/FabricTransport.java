@@ -29,7 +29,6 @@ import dev.rivulet.rdma.wire.RdmaWire;
 import dev.rivulet.rdma.wire.WriteTimeout;
 import dev.rivulet.rdma.fabric.sys.FidEp;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -181,8 +180,7 @@ public final class FabricTransport extends AbstractTransport {
 
     @Override
     public Mono<Endpoint> connect(String address) {
-        return Mono.<Endpoint>fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
             SecuritySettings security = config.security();
@@ -219,7 +217,7 @@ public final class FabricTransport extends AbstractTransport {
                 throw e instanceof RuntimeException r ? r
                         : new ConnectionRefusedException("cannot reach " + address + ": " + e.getMessage(), e);
             }
-        }).subscribeOn(Schedulers.boundedElastic());
+        });
     }
 
     /** The liveness settings a listener's bootstrap connections are tuned and watched with. */
@@ -246,8 +244,7 @@ public final class FabricTransport extends AbstractTransport {
      */
     public Mono<Endpoint> attach(byte[] peerEndpointName) {
         byte[] name = peerEndpointName.clone();
-        return Mono.<Endpoint>fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             refuseSameProcessAttach(name);
             FabricDomain.EndpointHandles h = fabric.openEndpoint(cqSize(), completionWaitFd);
             try {
@@ -258,7 +255,7 @@ public final class FabricTransport extends AbstractTransport {
                 closeHandles(h);
                 throw e;
             }
-        }).subscribeOn(Schedulers.boundedElastic());
+        });
     }
 
     /**
@@ -401,8 +398,7 @@ public final class FabricTransport extends AbstractTransport {
 
     @Override
     public Mono<Listener> bind(String address) {
-        return Mono.<Listener>fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
             ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
@@ -411,7 +407,7 @@ public final class FabricTransport extends AbstractTransport {
             track(l);
             l.start();
             return l;
-        }).subscribeOn(Schedulers.boundedElastic());
+        });
     }
 
     @Override

@@ -304,11 +304,7 @@ final class VerbsListener extends AbstractListener {
 
     @Override
     protected void stop() {
-        try {
-            server.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        BootstrapSockets.closeQuietly(server);
         if (listenId.address() != 0) {
             transport.cm.destroyLater(listenId);
         }

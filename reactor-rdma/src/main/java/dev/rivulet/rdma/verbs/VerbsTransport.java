@@ -35,7 +35,6 @@ import dev.rivulet.rdma.verbs.sys.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -230,8 +229,7 @@ public final class VerbsTransport extends AbstractTransport {
 
     @Override
     public Mono<Endpoint> connect(String address) {
-        return Mono.<Endpoint>fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             VerbsAddress a = VerbsAddress.parse(address);
             checkImplied(a);
             SecuritySettings security = config.security();
@@ -271,7 +269,7 @@ public final class VerbsTransport extends AbstractTransport {
                 abandon(wire[0], cmId[0], s, plain);
                 throw e;
             }
-        }).subscribeOn(Schedulers.boundedElastic());
+        });
     }
 
     /**
@@ -415,8 +413,7 @@ public final class VerbsTransport extends AbstractTransport {
 
     @Override
     public Mono<Listener> bind(String address) {
-        return Mono.<Listener>fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             VerbsAddress a = VerbsAddress.parse(address);
             checkImplied(a);
             ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
@@ -431,7 +428,7 @@ public final class VerbsTransport extends AbstractTransport {
             track(l);
             l.start();
             return l;
-        }).subscribeOn(Schedulers.boundedElastic());
+        });
     }
 
     @Override

@@ -20,7 +20,6 @@ import dev.rivulet.rio.ShmOptions;
 import dev.rivulet.rio.shm.sys.ProcessControl;
 import io.micrometer.core.instrument.Gauge;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -114,8 +113,7 @@ final class ShmTransport extends AbstractTransport {
 
     @Override
     public Mono<Endpoint> connect(String address) {
-        return Mono.fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             String name = ShmAddress.nameOf(address);
             Path socket = ShmAddress.socketPath(ShmAddress.directory(settings.directory()), name);
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
@@ -139,7 +137,7 @@ final class ShmTransport extends AbstractTransport {
                 ShmFiles.sweep(0);
                 throw e;
             }
-        }).subscribeOn(Schedulers.boundedElastic()); // blocking set-up, off the caller's and the loops' threads
+        });
     }
 
     @Override

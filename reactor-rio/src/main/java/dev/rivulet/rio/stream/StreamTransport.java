@@ -19,7 +19,6 @@ import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.core.handshake.TlsEngineIo;
 import dev.rivulet.rio.StreamOptions;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -146,8 +145,7 @@ public abstract class StreamTransport extends AbstractTransport {
 
     @Override
     public Mono<Endpoint> connect(String address) {
-        return Mono.fromCallable(() -> {
-            checkOpen();
+        return blockingSetUp(() -> {
             InetSocketAddress target = StreamAddress.parse(scheme, address);
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
             long socket = connectSocket(address, target, deadline);
@@ -166,7 +164,7 @@ public abstract class StreamTransport extends AbstractTransport {
                 closeSocket(socket);
                 throw e;
             }
-        }).subscribeOn(Schedulers.boundedElastic()); // blocking set-up, off the caller's and the loops' threads
+        });
     }
 
     @Override

@@ -1,88 +1,60 @@
 package dev.rivulet.rio.uring;
 
-import dev.rivulet.core.handshake.HandshakeIo;
 import dev.rivulet.core.sys.Descriptors;
 import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.core.sys.Pollfd;
+import dev.rivulet.rio.stream.PolledHandshakeIo;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.net.SocketTimeoutException;
 
 /**
  * The connection handshake's byte channel over a connected socket's file descriptor, before the socket joins a ring:
- * every read and write first waits with {@code poll(2)} for at most what is left until the deadline, then moves what
- * the socket has without blocking, so a peer that trickles its bytes (or sends none) is cut off when the handshake's
- * time is up, whichever call it stalls. Short-lived: used by one thread for one handshake; its scratch memory is
- * freed with each call.
+ * {@code poll(2)} until the deadline, then {@code send}/{@code recv} without blocking ({@code MSG_DONTWAIT}), so a
+ * call that finds the socket not ready after all ({@code EAGAIN}, {@code EINTR}) polls again rather than waiting
+ * past the deadline.
  */
-final class FdHandshakeIo implements HandshakeIo {
+final class FdHandshakeIo extends PolledHandshakeIo {
 
     private final int fd;
-    private final long deadlineNanos;
 
     /** {@code deadlineNanos} on the {@link System#nanoTime()} clock. */
     FdHandshakeIo(int fd, long deadlineNanos) {
+        super(deadlineNanos, Pollfd.LAYOUT, Descriptors.POLLIN, Descriptors.POLLOUT);
         this.fd = fd;
-        this.deadlineNanos = deadlineNanos;
     }
 
     @Override
-    public void write(byte[] bytes) throws IOException {
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment out = scratch.allocateFrom(ValueLayout.JAVA_BYTE, bytes);
-            MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
-            long done = 0;
-            while (done < bytes.length) {
-                await(pollfd, Descriptors.POLLOUT);
-                long n = LibcSockets.send(fd, out.asSlice(done),
-                        LibcSockets.MSG_NOSIGNAL | LibcSockets.MSG_DONTWAIT);
-                if (n >= 0) {
-                    done += n;
-                } else if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
-                    throw failure("send", (int) -n);
-                }
-            }
-        }
+    protected int poll(MemorySegment pollfd, int events, int timeoutMillis) {
+        return Descriptors.poll(pollfd, fd, events, timeoutMillis); // POLLERR/POLLHUP too: the next call reports it
     }
 
     @Override
-    public void readFully(byte[] into, int off, int len) throws IOException {
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment in = scratch.allocate(Math.max(1, len));
-            MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
-            int done = 0;
-            while (done < len) {
-                await(pollfd, Descriptors.POLLIN);
-                long n = LibcSockets.recv(fd, in.asSlice(done, len - done), LibcSockets.MSG_DONTWAIT);
-                if (n > 0) {
-                    MemorySegment.copy(in, ValueLayout.JAVA_BYTE, done, into, off + done, (int) n);
-                    done += (int) n;
-                } else if (n == 0) {
-                    throw new EOFException("peer closed the connection during the handshake");
-                } else if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
-                    throw failure("recv", (int) -n);
-                }
-            }
+    protected long send(MemorySegment bytes) throws IOException {
+        long n = LibcSockets.send(fd, bytes, LibcSockets.MSG_NOSIGNAL | LibcSockets.MSG_DONTWAIT);
+        if (n >= 0) {
+            return n;
         }
+        if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
+            throw failure("send", (int) -n);
+        }
+        return 0;
     }
 
-    /** Waits until the socket is ready for {@code events}, an error or hang-up is pending, or the deadline passed. */
-    private void await(MemorySegment pollfd, int events) throws SocketTimeoutException {
-        while (true) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                throw new SocketTimeoutException("handshake deadline passed");
-            }
-            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-            if (Descriptors.poll(pollfd, fd, events, millis) != 0) {
-                return; // ready, or POLLERR/POLLHUP, which the next call reports
-            }
+    @Override
+    protected int receive(MemorySegment into) throws IOException {
+        long n = LibcSockets.recv(fd, into, LibcSockets.MSG_DONTWAIT);
+        if (n > 0) {
+            return (int) n;
         }
+        if (n == 0) {
+            return -1;
+        }
+        if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
+            throw failure("recv", (int) -n);
+        }
+        return 0;
     }
 
     private static IOException failure(String call, int errno) {

@@ -6,6 +6,7 @@ import dev.rivulet.core.sys.Errno;
 import dev.rivulet.core.sys.ErrnoException;
 import dev.rivulet.core.sys.LibcSockets;
 import dev.rivulet.rio.stream.AcceptingListener;
+import dev.rivulet.rio.stream.StreamAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,7 @@ final class UringListener extends AcceptingListener {
 
     @Override
     protected String remoteName(long socket) {
-        return UringTransport.format(LibcSockets.remoteAddress((int) socket));
+        return StreamAddress.format(UringTransport.SCHEME, LibcSockets.remoteAddress((int) socket));
     }
 
     @Override

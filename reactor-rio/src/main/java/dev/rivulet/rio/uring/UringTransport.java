@@ -16,8 +16,8 @@ import dev.rivulet.core.sys.Pollfd;
 import dev.rivulet.rio.UringOptions;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
+import dev.rivulet.rio.stream.PollDeadline;
 import dev.rivulet.rio.stream.SocketTuning;
-import dev.rivulet.rio.stream.StreamAddress;
 import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.stream.StreamTransport;
 import dev.rivulet.rio.stream.StreamTransportSettings;
@@ -63,14 +63,6 @@ public final class UringTransport extends StreamTransport {
         this.deferTaskrun = config.get(UringOptions.DEFER_TASKRUN);
     }
 
-    static InetSocketAddress parse(String address) {
-        return StreamAddress.parse(SCHEME, address);
-    }
-
-    static String format(InetSocketAddress address) {
-        return StreamAddress.format(SCHEME, address);
-    }
-
     /**
      * A non-blocking connect waited for with {@code poll(2)} until the deadline, so an address that never answers
      * (a black-holed host) costs the handshake timeout, not the kernel's two minutes of SYN retries; the socket is
@@ -108,16 +100,10 @@ public final class UringTransport extends StreamTransport {
     private static void awaitConnected(int fd, String address, long deadlineNanos) {
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment pollfd = scratch.allocate(Pollfd.LAYOUT);
-            while (true) {
-                long left = deadlineNanos - System.nanoTime();
-                if (left <= 0) {
-                    throw new ConnectionRefusedException("connect to " + address + " did not finish within the "
-                            + "handshake timeout", NAME, Errno.ETIMEDOUT, "ETIMEDOUT", null);
-                }
-                int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-                if (Descriptors.poll(pollfd, fd, Descriptors.POLLOUT, millis) != 0) {
-                    break;
-                }
+            if (!PollDeadline.await(deadlineNanos,
+                    millis -> Descriptors.poll(pollfd, fd, Descriptors.POLLOUT, millis))) {
+                throw new ConnectionRefusedException("connect to " + address + " did not finish within the "
+                        + "handshake timeout", NAME, Errno.ETIMEDOUT, "ETIMEDOUT", null);
             }
         }
         int error = LibcSockets.getsockopt(fd, LibcSockets.SOL_SOCKET, LibcSockets.SO_ERROR);

@@ -10,7 +10,6 @@ import dev.rivulet.rio.RioOptions;
 import dev.rivulet.rio.stream.AcceptingListener;
 import dev.rivulet.rio.stream.PerLoop;
 import dev.rivulet.rio.stream.SocketTuning;
-import dev.rivulet.rio.stream.StreamAddress;
 import dev.rivulet.rio.stream.StreamChannel;
 import dev.rivulet.rio.stream.StreamTransport;
 import dev.rivulet.rio.stream.StreamWire;
@@ -76,14 +75,6 @@ public final class RioTransport extends StreamTransport {
             throw e instanceof WinErrorException w ? failure("opening Registered I/O", w) : e;
         }
         this.ws = opened;
-    }
-
-    static InetSocketAddress parse(String address) {
-        return StreamAddress.parse(SCHEME, address);
-    }
-
-    static String format(InetSocketAddress address) {
-        return StreamAddress.format(SCHEME, address);
     }
 
     /**

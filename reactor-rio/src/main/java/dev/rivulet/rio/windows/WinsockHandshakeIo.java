@@ -1,48 +1,37 @@
 package dev.rivulet.rio.windows;
 
-import dev.rivulet.core.handshake.HandshakeIo;
+import dev.rivulet.rio.stream.PolledHandshakeIo;
 import dev.rivulet.rio.windows.sys.WinErrorException;
 import dev.rivulet.rio.windows.sys.WinsockConstants;
 import dev.rivulet.rio.windows.sys.Ws2_32;
 import dev.rivulet.rio.windows.sys.WsaPollFd;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.net.SocketTimeoutException;
 
 /**
- * The connection handshake's byte channel over a registered-I/O socket before its request queue exists: every read
- * first waits with {@code WSAPoll} for at most what is left until the deadline, so a peer that trickles its hello is
- * cut off when the handshake's time is up. Writes wait for writability the same way; a handshake message (at most
- * 4 KiB) then fits the socket's send buffer, so the blocking {@code send} returns at once.
+ * The connection handshake's byte channel over a registered-I/O socket before its request queue exists:
+ * {@code WSAPoll} until the deadline, then {@code send}/{@code recv} on the blocking socket. Once the poll said
+ * readable, {@code recv} returns at once; a handshake message (at most 4 KiB) fits the socket's send buffer once it
+ * is writable, so the blocking {@code send} returns at once too.
  *
  * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
  */
-final class WinsockHandshakeIo implements HandshakeIo {
+final class WinsockHandshakeIo extends PolledHandshakeIo {
 
     private final Ws2_32 ws;
     private final long socket;
-    private final long deadlineNanos;
 
     WinsockHandshakeIo(Ws2_32 ws, long socket, long deadlineNanos) {
+        super(deadlineNanos, WsaPollFd.LAYOUT, WinsockConstants.POLLRDNORM, WinsockConstants.POLLWRNORM);
         this.ws = ws;
         this.socket = socket;
-        this.deadlineNanos = deadlineNanos;
     }
 
     @Override
     public void write(byte[] bytes) throws IOException {
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment out = scratch.allocateFrom(ValueLayout.JAVA_BYTE, bytes);
-            MemorySegment pollfd = scratch.allocate(WsaPollFd.LAYOUT);
-            long done = 0;
-            while (done < bytes.length) {
-                await(pollfd, WinsockConstants.POLLWRNORM);
-                done += ws.send(socket, out.asSlice(done), 0);
-            }
+        try {
+            super.write(bytes);
         } catch (WinErrorException e) {
             throw new IOException("send failed: " + e.getMessage(), e);
         }
@@ -50,34 +39,26 @@ final class WinsockHandshakeIo implements HandshakeIo {
 
     @Override
     public void readFully(byte[] into, int off, int len) throws IOException {
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment in = scratch.allocate(Math.max(1, len));
-            MemorySegment pollfd = scratch.allocate(WsaPollFd.LAYOUT);
-            int done = 0;
-            while (done < len) {
-                await(pollfd, WinsockConstants.POLLRDNORM);
-                int n = ws.recv(socket, in.asSlice(done, len - done), 0);
-                if (n == 0) {
-                    throw new EOFException("peer closed the connection during the handshake");
-                }
-                MemorySegment.copy(in, ValueLayout.JAVA_BYTE, done, into, off + done, n);
-                done += n;
-            }
+        try {
+            super.readFully(into, off, len);
         } catch (WinErrorException e) {
             throw new IOException("recv failed: " + e.getMessage(), e);
         }
     }
 
-    private void await(MemorySegment pollfd, int events) throws SocketTimeoutException {
-        while (true) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                throw new SocketTimeoutException("handshake deadline passed");
-            }
-            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000));
-            if (ws.poll(pollfd, socket, events, millis) != 0) {
-                return; // ready, or an error or hang-up the next call reports
-            }
-        }
+    @Override
+    protected int poll(MemorySegment pollfd, int events, int timeoutMillis) {
+        return ws.poll(pollfd, socket, events, timeoutMillis); // an error or hang-up too: the next call reports it
+    }
+
+    @Override
+    protected long send(MemorySegment bytes) {
+        return ws.send(socket, bytes, 0);
+    }
+
+    @Override
+    protected int receive(MemorySegment into) {
+        int n = ws.recv(socket, into, 0);
+        return n == 0 ? -1 : n;
     }
 }

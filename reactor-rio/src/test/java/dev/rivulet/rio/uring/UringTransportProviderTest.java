@@ -7,6 +7,7 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.error.ConnectionRefusedException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.rio.stream.StreamAddress;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -46,7 +47,7 @@ class UringTransportProviderTest {
 
     @Test
     void ipv6AddressesUseBrackets() {
-        assertThat(UringTransport.format(UringTransport.parse("uring://[::1]:7"))).isEqualTo("uring://[0:0:0:0:0:0:0:1]:7");
-        assertThat(UringTransport.parse("uring://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
+        assertThat(StreamAddress.format(UringTransport.SCHEME, StreamAddress.parse(UringTransport.SCHEME, "uring://[::1]:7"))).isEqualTo("uring://[0:0:0:0:0:0:0:1]:7");
+        assertThat(StreamAddress.parse(UringTransport.SCHEME, "uring://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
     }
 }

@@ -4,6 +4,7 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
+import dev.rivulet.rio.stream.StreamAddress;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,9 +28,9 @@ class RioTransportProviderTest {
 
     @Test
     void addressesAreParsedAndFormattedWithTheRioScheme() {
-        assertThat(RioTransport.format(RioTransport.parse("rio://127.0.0.1:9"))).isEqualTo("rio://127.0.0.1:9");
-        assertThat(RioTransport.parse("rio://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
-        assertThatThrownBy(() -> RioTransport.parse("uring://127.0.0.1:9"))
+        assertThat(StreamAddress.format(RioTransport.SCHEME, StreamAddress.parse(RioTransport.SCHEME, "rio://127.0.0.1:9"))).isEqualTo("rio://127.0.0.1:9");
+        assertThat(StreamAddress.parse(RioTransport.SCHEME, "rio://[::1]:0").getAddress().isLoopbackAddress()).isTrue();
+        assertThatThrownBy(() -> StreamAddress.parse(RioTransport.SCHEME, "uring://127.0.0.1:9"))
                 .isInstanceOf(InvalidRequestException.class).hasMessageContaining("rio://host:port");
     }
 }
