@@ -9,11 +9,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,25 +53,33 @@ class ShmReceiveBudgetTest {
 
     /** Sends a 16 MiB message and returns the most the listener had committed ahead while it arrived. */
     private static long largestCommittedWhileSending(Pair p) {
-        long[] most = {0};
+        // Sampled by the receiver at delivery and by a watcher meanwhile: a max kept atomically, or one sampler's
+        // stale read would overwrite the other's larger one.
+        AtomicLong most = new AtomicLong();
         AbstractTransport server = (AbstractTransport) p.serverTransport();
         StepVerifier received = StepVerifier.create(p.server().receive()
-                        .doOnNext(b -> most[0] = Math.max(most[0], server.stats().receiveCommitted()))
+                        .doOnNext(b -> most.accumulateAndGet(server.stats().receiveCommitted(), Math::max))
                         .map(b -> Messages.verify(b.segment(), 3, 16 * MIB)))
                 .expectNext(true).thenCancel().verifyLater();
+        Runnable sample = () -> most.accumulateAndGet(server.stats().receiveCommitted(), Math::max);
         Thread watcher = Thread.ofPlatform().start(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                most[0] = Math.max(most[0], server.stats().receiveCommitted());
+                sample.run();
                 Thread.onSpinWait();
             }
         });
+        // A watcher thread may not get a core while the message is under way on a busy machine; samples queued to
+        // the listener's own loop run between the polls that copy the message's chunks, whatever the scheduler does.
+        Disposable onTheLoop = Flux.interval(Duration.ofNanos(200_000))
+                .subscribe(i -> server.scheduler().schedule(sample));
         try {
             StepVerifier.create(p.client().send(Messages.make(p.client().memory(), 3, 16 * MIB))).verifyComplete();
             received.verify(TIMEOUT);
         } finally {
             watcher.interrupt();
+            onTheLoop.dispose();
         }
-        return most[0];
+        return most.get();
     }
 
     @Test
