@@ -402,8 +402,14 @@ public final class FabricTransport extends AbstractTransport {
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
             ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
-            FabricListener l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
-                    fabric.provider).uri(), config.security());
+            FabricListener l;
+            try {
+                l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
+                        fabric.provider).uri(), config.security());
+            } catch (RuntimeException e) {
+                ss.close(); // the listener never owned the socket: nothing else would close it
+                throw e;
+            }
             track(l);
             l.start();
             return l;
