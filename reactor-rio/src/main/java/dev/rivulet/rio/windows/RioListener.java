@@ -11,7 +11,7 @@ import dev.rivulet.rio.windows.sys.Ws2_32;
  * {@code WSA_FLAG_REGISTERED_IO}); closing the listening socket ends a blocked accept. Admission, handshakes and the
  * back-off after accept failures ({@code WSAEMFILE}, {@code WSAENOBUFS}) are the shared {@link AcceptingListener}'s.
  *
- * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
+ * <p>Written against the documented API and compiled, not yet run on Windows (see docs/rio.md).
  */
 final class RioListener extends AcceptingListener {
 

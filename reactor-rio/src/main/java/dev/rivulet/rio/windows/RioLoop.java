@@ -21,7 +21,7 @@ import java.util.Map;
  * and waits on the CQ's event with a timeout; other threads wake it with {@code SetEvent} on the same event.
  * Completions carry the channel id as socket context and the wire's token as request context.
  *
- * <p>Compiled and reviewed against the documented API, never run: this machine is Linux (see docs/rio.md).
+ * <p>Compiled and reviewed against the documented API, not yet run on Windows (see docs/rio.md).
  */
 final class RioLoop implements Pollable, Waiter {
 

@@ -36,7 +36,7 @@ import java.time.Duration;
  * inherit the flag. Options: {@link RioOptions} (beyond {@code rio.completionQueueSize} completion queue entries per
  * loop, {@code RIOCreateRequestQueue} answers {@code WSAENOBUFS}, reported as a {@link TransportException}).
  *
- * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
+ * <p>Written against the documented API and compiled, not yet run on Windows (see docs/rio.md).
  */
 public final class RioTransport extends StreamTransport {
 
@@ -53,7 +53,7 @@ public final class RioTransport extends StreamTransport {
                 Duration.ofNanos(15_000));
         this.completionQueueSize = config.get(RioOptions.COMPLETION_QUEUE_SIZE);
         // What a failing or closing connection needs here, loaded while the process can still open files (see
-        // ErrorPathClasses; never run: this machine is Linux).
+        // ErrorPathClasses; not yet run on Windows).
         ErrorPathClasses.load(WinErrorException.class);
         ErrorPathClasses.loadNests(RioChannel.class, RioLoop.class);
         Ws2_32 opened = null;

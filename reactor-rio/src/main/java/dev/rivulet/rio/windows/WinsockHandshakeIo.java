@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * readable, {@code recv} returns at once; a handshake message (at most 4 KiB) fits the socket's send buffer once it
  * is writable, so the blocking {@code send} returns at once too.
  *
- * <p>Written against the documented API and compiled, never run: this machine is Linux (see docs/rio.md).
+ * <p>Written against the documented API and compiled, not yet run on Windows (see docs/rio.md).
  */
 final class WinsockHandshakeIo extends PolledHandshakeIo {
 
