@@ -414,10 +414,15 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         try {
             loop.execute(op);
         } catch (RuntimeException e) {
-            QUEUED.getAndAdd(this, -1);
-            op.releaseResources();
-            op.sink.opFailed(op, new ResourceClosedException("transport is closed"));
+            rejected(op);
         }
+    }
+
+    /** {@code op} was handed to the loop but will never run there: the loop is closed. */
+    void rejected(Op op) {
+        QUEUED.getAndAdd(this, -1);
+        op.releaseResources();
+        op.sink.opFailed(op, new ResourceClosedException("transport is closed"));
     }
 
     // =====================================================================================================

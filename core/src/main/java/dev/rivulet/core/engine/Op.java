@@ -1,8 +1,9 @@
 package dev.rivulet.core.engine;
 
 import dev.rivulet.core.credit.ControlWord;
-import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.loop.RejectableTask;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -17,7 +18,7 @@ import reactor.util.context.ContextView;
  *
  * <p>Wires read the fields they need through the accessors and report completion with the op as context.
  */
-public final class Op implements Runnable {
+public final class Op implements RejectableTask {
 
     private static final MemoryAccess MEMORY = Internals.memory();
 
@@ -57,6 +58,12 @@ public final class Op implements Runnable {
     @Override
     public void run() {
         engine.dequeued(this);
+    }
+
+    /** The loop stopped before it ran this op: it fails, as one submitted to a closed loop does. */
+    @Override
+    public void rejected() {
+        engine.rejected(this);
     }
 
     public OpKind kind() {

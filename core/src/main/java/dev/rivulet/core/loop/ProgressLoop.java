@@ -40,6 +40,9 @@ public final class ProgressLoop implements Executor {
     private volatile Waiter waiter = Waiter.PARK;
     private volatile boolean parked;
     private volatile boolean running = true;
+    /** Set once the thread took its last look at the queue: a task offered later is rejected by its submitter. */
+    private volatile boolean terminated;
+    private final Object leftovers = new Object();
     /** Idle cycles between clock reads (see {@link #run}). */
     private static final int CLOCK_EVERY = 8;
 
@@ -73,6 +76,11 @@ public final class ProgressLoop implements Executor {
         tasks.offer(task);
         if (parked) {
             waiter.wake(thread);
+        }
+        if (terminated) {
+            // The loop stopped between the check above and the offer, after its last look at the queue: nothing
+            // would run the task, and a subscriber waiting on it would wait forever.
+            rejectLeftovers();
         }
     }
 
@@ -184,6 +192,27 @@ public final class ProgressLoop implements Executor {
         // Run what was submitted before shutdown so closes and their signals still complete.
         for (int i = 0; i < 16 && cycle() > 0; i++) {
             Thread.onSpinWait();
+        }
+        terminated = true;
+        rejectLeftovers();
+    }
+
+    /**
+     * Once the thread is gone, takes what is still queued (one caller at a time, so the queue keeps a single
+     * consumer): a {@link RejectableTask} hears it will not run, anything else is dropped as the loop is closed.
+     */
+    private void rejectLeftovers() {
+        synchronized (leftovers) {
+            Runnable t;
+            while ((t = tasks.poll()) != null) {
+                if (t instanceof RejectableTask r) {
+                    try {
+                        r.rejected();
+                    } catch (Throwable e) {
+                        faults.report("rejecting a task failed", e);
+                    }
+                }
+            }
         }
     }
 
