@@ -42,6 +42,26 @@ public final class BootstrapSockets {
         return ss;
     }
 
+    /** Builds what listens on a bound bootstrap socket. */
+    @FunctionalInterface
+    public interface ListenerFactory<L> {
+        L create(ServerSocket socket) throws IOException;
+    }
+
+    /**
+     * Binds as {@link #bind} does and builds the listener on the socket; closes the socket when building fails, as
+     * nothing else owns it yet.
+     */
+    public static <L> L listen(String host, int port, String address, ListenerFactory<L> factory) throws IOException {
+        ServerSocket ss = bind(host, port, address);
+        try {
+            return factory.create(ss);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ss);
+            throw e;
+        }
+    }
+
     /**
      * The client's side: tunes {@code plain} ({@link #tune}), connects it to {@code host}:{@code port} within the
      * connect timeout and, where the security settings ask for TLS, starts TLS over it by {@code deadline}

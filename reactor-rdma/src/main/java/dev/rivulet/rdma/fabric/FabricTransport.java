@@ -33,7 +33,6 @@ import reactor.core.publisher.Mono;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -401,15 +400,8 @@ public final class FabricTransport extends AbstractTransport {
         return blockingSetUp(() -> {
             FabricAddress a = FabricAddress.parse(address, fabric.provider);
             checkProvider(a);
-            ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
-            FabricListener l;
-            try {
-                l = new FabricListener(this, ss, new FabricAddress(a.host(), ss.getLocalPort(),
-                        fabric.provider).uri(), config.security());
-            } catch (RuntimeException e) {
-                ss.close(); // the listener never owned the socket: nothing else would close it
-                throw e;
-            }
+            FabricListener l = BootstrapSockets.listen(a.host(), a.port(), address, ss -> new FabricListener(this, ss,
+                    new FabricAddress(a.host(), ss.getLocalPort(), fabric.provider).uri(), config.security()));
             track(l);
             l.start();
             return l;

@@ -41,7 +41,6 @@ import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -416,15 +415,9 @@ public final class VerbsTransport extends AbstractTransport {
         return blockingSetUp(() -> {
             VerbsAddress a = VerbsAddress.parse(address);
             checkImplied(a);
-            ServerSocket ss = BootstrapSockets.bind(a.host(), a.port(), address);
-            VerbsListener l;
-            try {
-                l = new VerbsListener(this, ss, VerbsAddress.uri(a.host(), ss.getLocalPort(),
-                        manual ? "connection=manual" : ""), config.security());
-            } catch (RuntimeException e) {
-                ss.close();
-                throw e;
-            }
+            VerbsListener l = BootstrapSockets.listen(a.host(), a.port(), address, ss -> new VerbsListener(this, ss,
+                    VerbsAddress.uri(a.host(), ss.getLocalPort(), manual ? "connection=manual" : ""),
+                    config.security()));
             track(l);
             l.start();
             return l;
