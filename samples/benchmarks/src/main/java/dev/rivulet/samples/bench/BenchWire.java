@@ -7,6 +7,11 @@ import java.lang.management.ManagementFactory;
  * {@link #LAST}, {@link #PING}, ...), the low 56 bits a sequence number that starts at 0 in every phase. The
  * receiver checks the sequence of every data message and answers the {@link #LAST} one with an {@link #ACK}
  * carrying the count it saw, the sequence errors and the bytes its JVM allocated during the phase.
+ *
+ * <p>A phase of {@link #COPY} messages sends one prepared message again and again (the Reactor Netty comparison's
+ * retained duplicates of one buffer, and the same on Rivulet's side): copies carry no sequence number, so the
+ * receiver counts them, and the {@link #LAST} message that ends the phase carries the number of copies before it,
+ * which the receiver checks against its count.
  */
 public final class BenchWire {
 
@@ -16,6 +21,8 @@ public final class BenchWire {
     public static final int PONG = 3;
     public static final int ACK = 4;
     public static final int TARGET = 5;
+    /** A data message identical to the others of its phase: counted, not numbered. */
+    public static final int COPY = 6;
     private static final long SEQ_MASK = (1L << 56) - 1;
 
     private BenchWire() {

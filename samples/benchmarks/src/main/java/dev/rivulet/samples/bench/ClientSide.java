@@ -33,10 +33,15 @@ public class ClientSide implements CoreSubscriber<Buffer> {
 
     /** Sends {@code n} messages from {@code g} and returns the server's checked ACK of them. */
     public Ack phase(Endpoint ep, BufferGen g, long n, Duration timeout) throws Exception {
+        g.reset(n);
+        return phase(ep, Flux.generate(() -> g, BufferGen::next), n, timeout);
+    }
+
+    /** Sends the {@code n} messages of {@code messages} and returns the server's checked ACK of them. */
+    public Ack phase(Endpoint ep, Flux<Buffer> messages, long n, Duration timeout) throws Exception {
         CompletableFuture<Ack> f = new CompletableFuture<>();
         ack = f;
-        g.reset(n);
-        ep.send(Flux.generate(() -> g, BufferGen::next)).block(timeout);
+        ep.send(messages).block(timeout);
         return f.get(timeout.toSeconds(), TimeUnit.SECONDS).check("server", n);
     }
 

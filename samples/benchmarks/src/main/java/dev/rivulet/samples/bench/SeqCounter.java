@@ -9,26 +9,45 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * A server's sequence checking and allocation accounting of one streaming phase, whatever carries the messages: a
- * phase starts at sequence 0 and its {@link #ack} answers the LAST message.
+ * phase of numbered messages starts at sequence 0, a phase of copies ({@link dev.rivulet.samples.bench.BenchWire#COPY})
+ * with its first copy, and its {@link #ack} answers the LAST message, whose sequence number is the count of messages
+ * before it either way.
  */
 public final class SeqCounter {
     private long received;
     private long errors;
     private long alloc0;
     private long expected;
+    /** Whether a phase has begun and not yet been acknowledged (copies carry no sequence 0 to begin one). */
+    private boolean open;
 
+    /** A numbered message (DATA, or LAST, which ends the phase). */
     public void onData(long seq) {
         if (seq == 0) {
-            received = 0;
-            expected = 0;
-            errors = 0;
-            alloc0 = allocated();
+            start();
         }
         if (seq != expected) {
             errors++;
         }
         expected = seq + 1;
         received++;
+    }
+
+    /** A copy: counted as the next message of the phase. */
+    public void onCopy() {
+        if (!open) {
+            start();
+        }
+        expected++;
+        received++;
+    }
+
+    private void start() {
+        open = true;
+        received = 0;
+        expected = 0;
+        errors = 0;
+        alloc0 = allocated();
     }
 
     /** Writes the ACK payload (header, count, errors, bytes allocated in the phase): 32 bytes. */
@@ -38,5 +57,6 @@ public final class SeqCounter {
         to.set(JAVA_LONG_UNALIGNED, 8, received);
         to.set(JAVA_LONG_UNALIGNED, 16, errors);
         to.set(JAVA_LONG_UNALIGNED, 24, alloc);
+        open = false;
     }
 }

@@ -8,6 +8,7 @@ import reactor.core.CoreSubscriber;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
+import static dev.rivulet.samples.bench.BenchWire.COPY;
 import static dev.rivulet.samples.bench.BenchWire.DATA;
 import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.PING;
@@ -18,7 +19,8 @@ import static dev.rivulet.samples.bench.BenchWire.type;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
- * A bench server's Rivulet {@code receive()} subscriber, whatever the transport: counts and checks data, answers
+ * A bench server's Rivulet {@code receive()} subscriber, whatever the transport: counts and checks data (numbered
+ * messages and copies alike), answers
  * LAST with an ACK and PING with the received buffer itself. Open so that a node can greet the client on subscribe.
  */
 public class ServerSide implements CoreSubscriber<Buffer> {
@@ -42,7 +44,9 @@ public class ServerSide implements CoreSubscriber<Buffer> {
         MemorySegment seg = b.capacitySegment();
         long h = seg.get(JAVA_LONG_UNALIGNED, 0);
         int type = type(h);
-        if (type == DATA || type == LAST) {
+        if (type == COPY) {
+            counter.onCopy();
+        } else if (type == DATA || type == LAST) {
             counter.onData(seq(h));
             if (type == LAST) {
                 Buffer ack = ep.memory().allocate(32);

@@ -2,11 +2,13 @@ package dev.rivulet.samples.bench.fabric;
 
 import dev.rivulet.samples.bench.ChildJvm;
 import dev.rivulet.samples.bench.CliArgs;
+import dev.rivulet.samples.bench.CopyGen;
 import dev.rivulet.samples.bench.Machine;
 import dev.rivulet.samples.bench.NativeProgram;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.Results;
 import dev.rivulet.samples.bench.Results.Spread;
+import dev.rivulet.samples.bench.netty.NettyPeer;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -457,6 +459,14 @@ public final class FabricBenchCli implements CliArgs.SideBySide {
                         + "completion, so the plain rows above are its baseline), medians: ")
                         .append(dc, 0, dc.length() - 2).append(".\n\n");
             }
+        }
+        if (modes.contains("stream") || modes.contains("netty")) {
+            b.append("Per streamed message: ").append(CopyGen.METHOD).append(", as the native program posts one "
+                    + "registered buffer again and again");
+            if (modes.contains("netty")) {
+                b.append("; ").append(NettyPeer.method()).append(" (64-byte messages)");
+            }
+            b.append(".\n\n");
         }
         // Allocation.
         Spread ca = spread("rivulet", "stream", 64, "client_alloc_b_per_msg");

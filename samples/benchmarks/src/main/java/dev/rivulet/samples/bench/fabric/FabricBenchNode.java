@@ -12,40 +12,28 @@ import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.samples.bench.Ack;
-import dev.rivulet.samples.bench.BufferGen;
 import dev.rivulet.samples.bench.CommandLoop;
-import dev.rivulet.samples.bench.NettyFrameGen;
+import dev.rivulet.samples.bench.CopyGen;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
-import dev.rivulet.samples.bench.SeqCounter;
 import dev.rivulet.samples.bench.SwitchableIdle;
 import dev.rivulet.samples.bench.TargetClientSide;
 import dev.rivulet.samples.bench.TargetServerSide;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.FixedLengthFrameDecoder;
+import dev.rivulet.samples.bench.netty.NettyClient;
+import dev.rivulet.samples.bench.netty.NettyCopyFrames;
+import dev.rivulet.samples.bench.netty.NettyPeer;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.SynchronousSink;
-import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
-import reactor.netty.tcp.TcpClient;
-import reactor.netty.tcp.TcpServer;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static dev.rivulet.samples.bench.BenchWire.ACK;
-import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.allocated;
-import static dev.rivulet.samples.bench.BenchWire.seq;
-import static dev.rivulet.samples.bench.BenchWire.type;
 
 /**
  * One side of the Rivulet half of {@link FabricBenchCli}, run in a JVM of its own so that client and server are two
@@ -61,9 +49,12 @@ import static dev.rivulet.samples.bench.BenchWire.type;
  *
  * <p>Every message starts with a {@link dev.rivulet.samples.bench.BenchWire} header.
  *
- * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} to a {@code receive()} subscriber that
- * releases every buffer, streamed {@code put(Publisher)} (or one {@code put} Mono each through {@code flatMap}) then
- * {@code flush}, {@code send(Buffer)} / {@code receive()} for ping-pong (the server sends the received buffer itself
+ * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} of one prepared buffer sent again and
+ * again ({@link CopyGen}, a reference per send, as the native program posts one buffer again and again and the
+ * Reactor Netty peer sends retained duplicates of one frame, {@link NettyPeer}) to a {@code receive()} subscriber
+ * that reads each message's header, streamed {@code put(Publisher)} (or one {@code put} Mono each through
+ * {@code flatMap}) then {@code flush}, {@code send(Buffer)} / {@code receive()} for ping-pong (the server sends the
+ * received buffer itself
  * back). Transports use the default configuration unless {@code --idle spin}: then {@link SwitchableIdle}, which
  * busy-polls between the parent's "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and
  * backs off otherwise, and {@code fabric.completionWait=none}, as the native program polls {@code FI_WAIT_NONE}
@@ -72,8 +63,8 @@ import static dev.rivulet.samples.bench.BenchWire.type;
  */
 public final class FabricBenchNode {
 
-    /** Reactor Netty comparison: every message is this many bytes (a fixed-length frame). */
-    static final int NETTY_FRAME = 64;
+    /** Reactor Netty comparison: every message is this many bytes (after the frame's 4-byte length). */
+    static final int NETTY_MESSAGE = 64;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private FabricBenchNode() {
@@ -126,13 +117,7 @@ public final class FabricBenchNode {
         l.accepted().subscribe(ep -> ep.receive().subscribe(new TargetServerSide(ep,
                 ep.grant(target.slice(), Access.REMOTE_WRITE, Access.REMOTE_READ).remote().toBytes(),
                 FabricBenchNode::report)));
-        DisposableServer netty = TcpServer.create().host("127.0.0.1").port(0)
-                .doOnConnection(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
-                .handle((in, out) -> {
-                    NettyCounter counter = new NettyCounter(out.alloc());
-                    return out.send(in.receive().handle(counter::onFrame));
-                })
-                .bindNow(Duration.ofSeconds(20));
+        DisposableServer netty = NettyPeer.serve();
         System.out.println("READY " + l.address() + " " + netty.port());
         System.out.flush();
         CommandLoop.serve();
@@ -141,26 +126,6 @@ public final class FabricBenchNode {
         t.dispose();
         target.close();
         System.exit(0);
-    }
-
-    /** The Reactor Netty server's per-connection handler: the same protocol over 64-byte frames. */
-    static final class NettyCounter {
-        private final ByteBufAllocator alloc;
-        private final SeqCounter counter = new SeqCounter();
-
-        NettyCounter(ByteBufAllocator alloc) {
-            this.alloc = alloc;
-        }
-
-        void onFrame(ByteBuf frame, SynchronousSink<ByteBuf> sink) {
-            long h = frame.getLongLE(frame.readerIndex());
-            counter.onData(seq(h));
-            if (type(h) == LAST) {
-                ByteBuf ack = alloc.directBuffer(NETTY_FRAME);
-                counter.ack(MemorySegment.ofBuffer(ack.nioBuffer(0, 32)));
-                sink.next(ack.writerIndex(32).writeZero(NETTY_FRAME - 32));
-            }
-        }
     }
 
     // ============================================================================================== client
@@ -175,7 +140,7 @@ public final class FabricBenchNode {
         Arena arena = Arena.ofShared();
         MemoryRegion source = t.memory().register(arena.allocate(eager, 4096));
         source.segment().fill((byte) 0x5a);
-        NettyClient netty = nettyPort > 0 ? new NettyClient(nettyPort) : null;
+        NettyClient netty = nettyPort > 0 ? new NettyClient(nettyPort, FabricBenchNode::report) : null;
         Client c = new Client(provider, depth, ep, cs, target, source, netty);
         System.out.println("READY");
         System.out.flush();
@@ -188,30 +153,12 @@ public final class FabricBenchNode {
             default -> throw new IllegalArgumentException("unknown command " + mode);
         });
         if (netty != null) {
-            netty.conn.disposeNow(Duration.ofSeconds(5));
+            netty.close();
         }
         ep.dispose();
         t.dispose();
         source.close();
         System.exit(0);
-    }
-
-    static final class NettyClient {
-        final Connection conn;
-        volatile CompletableFuture<Ack> ack = new CompletableFuture<>();
-
-        NettyClient(int port) {
-            conn = TcpClient.create().host("127.0.0.1").port(port)
-                    .doOnConnected(c -> c.addHandlerLast(new FixedLengthFrameDecoder(NETTY_FRAME)))
-                    .connectNow(Duration.ofSeconds(20));
-            conn.inbound().receive().subscribe(buf -> {
-                int r = buf.readerIndex();
-                if (type(buf.getLongLE(r)) == ACK) {
-                    ack.complete(new Ack(buf.getLongLE(r + 8), buf.getLongLE(r + 16), buf.getLongLE(r + 24),
-                            System.nanoTime()));
-                }
-            }, FabricBenchNode::report);
-        }
     }
 
     record Client(String provider, int depth, Endpoint ep, TargetClientSide cs, RemoteMemory target, MemoryRegion source,
@@ -222,12 +169,12 @@ public final class FabricBenchNode {
         }
 
         String stream(int size, long count) throws Exception {
-            BufferGen g = new BufferGen(ep.memory(), size);
-            cs.phase(ep, g, warmOf(count), TIMEOUT);
+            CopyGen g = new CopyGen(ep.memory(), size);
+            cs.phase(ep, g.messages(warmOf(count)), warmOf(count), TIMEOUT);
             EndpointStats s0 = ep.stats().block(TIMEOUT);
             long a0 = allocated();
             long t0 = System.nanoTime();
-            Ack a = cs.phase(ep, g, count, TIMEOUT);
+            Ack a = cs.phase(ep, g.messages(count), count, TIMEOUT);
             long a1 = allocated();
             EndpointStats s1 = ep.stats().block(TIMEOUT);
             double secs = (a.nanos() - t0) / 1e9;
@@ -276,32 +223,26 @@ public final class FabricBenchNode {
                     cs.pingpong(ep, size, count, TIMEOUT));
         }
 
-        private Ack nettyPhase(NettyFrameGen g, long n) throws Exception {
-            CompletableFuture<Ack> f = new CompletableFuture<>();
-            nettyClient.ack = f;
-            g.reset(n);
-            nettyClient.conn.outbound().send(Flux.generate(() -> g, NettyFrameGen::next)).then().block(TIMEOUT);
-            return f.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).check("netty server", n);
-        }
-
         String netty(long count) throws Exception {
             if (nettyClient == null) {
                 throw new IllegalStateException("no reactor-netty server");
             }
-            // fixed NETTY_FRAME-byte frames: the header, then zeros
-            NettyFrameGen g = new NettyFrameGen(nettyClient.conn.channel().alloc(),
-                    (alloc, header) -> alloc.directBuffer(NETTY_FRAME).writeLongLE(header).writeZero(NETTY_FRAME - 8));
-            nettyPhase(g, warmOf(count));
-            long a0 = allocated();
-            long t0 = System.nanoTime();
-            Ack a = nettyPhase(g, count);
-            long a1 = allocated();
-            double secs = (a.nanos() - t0) / 1e9;
-            return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
-                            + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
-                            + "server_alloc_b_per_msg=%.2f", NETTY_FRAME, count, secs, count / secs,
-                    count * (double) NETTY_FRAME / secs / 1e6, (a1 - a0) / (double) count,
-                    a.serverAlloc() / (double) count);
+            NettyCopyFrames frames = nettyClient.copyFrames(NETTY_MESSAGE);
+            try {
+                nettyClient.stream(frames, warmOf(count), TIMEOUT);
+                long a0 = allocated();
+                long t0 = System.nanoTime();
+                Ack a = nettyClient.stream(frames, count, TIMEOUT);
+                long a1 = allocated();
+                double secs = (a.nanos() - t0) / 1e9;
+                return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
+                                + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
+                                + "server_alloc_b_per_msg=%.2f", NETTY_MESSAGE, count, secs, count / secs,
+                        count * (double) NETTY_MESSAGE / secs / 1e6, (a1 - a0) / (double) count,
+                        a.serverAlloc() / (double) count);
+            } finally {
+                frames.release();
+            }
         }
     }
 
