@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -75,6 +76,13 @@ public final class Results {
     public Set<Integer> sizes(String impl, String mode) {
         Set<Integer> s = new TreeSet<>();
         runs.keySet().stream().filter(k -> k.impl.equals(impl) && k.mode.equals(mode)).forEach(k -> s.add(k.size));
+        return s;
+    }
+
+    /** The modes {@code impl} ran, in the order they were first recorded. */
+    public Set<String> modes(String impl) {
+        Set<String> s = new LinkedHashSet<>();
+        runs.keySet().stream().filter(k -> k.impl.equals(impl)).forEach(k -> s.add(k.mode));
         return s;
     }
 

@@ -461,8 +461,8 @@ public final class FabricBenchCli implements CliArgs.SideBySide {
             }
         }
         if (modes.contains("stream") || modes.contains("netty")) {
-            b.append("Per streamed message: ").append(CopyGen.METHOD).append(", as the native program posts one "
-                    + "registered buffer again and again");
+            b.append("Per streamed message: ").append(CopyGen.METHOD).append(", as the native program reposts "
+                    + "its registered buffers (one per window slot) without writing them");
             if (modes.contains("netty")) {
                 b.append("; ").append(NettyPeer.method()).append(" (64-byte messages)");
             }

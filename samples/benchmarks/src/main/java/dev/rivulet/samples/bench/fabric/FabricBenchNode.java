@@ -50,15 +50,14 @@ import static dev.rivulet.samples.bench.BenchWire.allocated;
  * <p>Every message starts with a {@link dev.rivulet.samples.bench.BenchWire} header.
  *
  * <p>Both sides use the public API only: {@code Endpoint.send(Publisher)} of one prepared buffer sent again and
- * again ({@link CopyGen}, a reference per send, as the native program posts one buffer again and again and the
+ * again ({@link CopyGen}, a reference per send, as the native program reposts its registered buffers and the
  * Reactor Netty peer sends retained duplicates of one frame, {@link NettyPeer}) to a {@code receive()} subscriber
- * that reads each message's header, streamed {@code put(Publisher)} (or one {@code put} Mono each through
- * {@code flatMap}) then {@code flush}, {@code send(Buffer)} / {@code receive()} for ping-pong (the server sends the
- * received buffer itself
- * back). Transports use the default configuration unless {@code --idle spin}: then {@link SwitchableIdle}, which
- * busy-polls between the parent's "hot" and "cold" commands (sent to both nodes around each Rivulet measurement) and
- * backs off otherwise, and {@code fabric.completionWait=none}, as the native program polls {@code FI_WAIT_NONE}
- * queues. {@code --progress manual} sets {@code fabric.dataProgress=manual} (the CLI then runs the native program
+ * that reads each message's header; streamed {@code put(Publisher)} (or one {@code put} Mono each through
+ * {@code flatMap}) then {@code flush}; {@code send(Buffer)} / {@code receive()} for ping-pong (the server sends the
+ * received buffer itself back). Transports use the default configuration unless {@code --idle spin}: then
+ * {@link SwitchableIdle}, which busy-polls between the parent's "hot" and "cold" commands (sent to both nodes around
+ * each Rivulet measurement) and backs off otherwise, and {@code fabric.completionWait=none}, as the native program
+ * polls {@code FI_WAIT_NONE} queues. {@code --progress manual} sets {@code fabric.dataProgress=manual} (the CLI then runs the native program
  * with {@code -m}).
  */
 public final class FabricBenchNode {

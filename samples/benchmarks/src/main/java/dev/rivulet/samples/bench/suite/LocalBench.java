@@ -5,6 +5,7 @@ import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.bench.IdleCpu;
 import dev.rivulet.samples.bench.LocalStreamingBenchmark;
 import dev.rivulet.samples.bench.Results;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -21,8 +22,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static dev.rivulet.samples.bench.Results.sizeName;
 import static dev.rivulet.samples.bench.Results.value;
@@ -34,9 +37,19 @@ import static dev.rivulet.samples.bench.Results.value;
  */
 record LocalBench() implements Bench {
 
-    /** The results' mode for JMH iterations and for the idle measurement (filed at size 0). */
-    static final String JMH = "jmh-stream";
+    /**
+     * The results' modes for JMH iterations start with this, followed by the benchmark method and any parameter other
+     * than the message size ({@link #jmhMode}): one table row per method, parameters and size.
+     */
+    static final String JMH = "jmh-";
+    /** The idle measurement's mode (filed at size 0). */
     static final String IDLE = "idle-cpu";
+    /** The unit of the time per message. */
+    static final String NS = "ns/msg";
+
+    /** The engine's target per 64-byte message, end to end: the per-message work the transports all pay. */
+    static final double TARGET_NS_PER_MESSAGE = 25;
+    static final int TARGET_SIZE = 64;
 
     /** IdleCpu's flags, as docs/benchmarks.md runs it. */
     private static final List<String> IDLE_FLAGS = List.of("--enable-native-access=ALL-UNNAMED");
@@ -108,10 +121,18 @@ record LocalBench() implements Bench {
         Results results = new Results();
         System.out.println("# " + s.jmhCommand() + "   (through JMH's Runner in this JVM)");
         for (RunResult run : new Runner(s.jmhOptions()).run()) {
-            int size = Integer.parseInt(run.getParams().getParam("size"));
+            BenchmarkParams params = run.getParams();
+            int size = Integer.parseInt(params.getParam("size"));
+            Map<String, String> others = new TreeMap<>();
+            for (String key : params.getParamsKeys()) {
+                if (!key.equals("size")) {
+                    others.put(key, params.getParam(key));
+                }
+            }
+            String mode = jmhMode(params.getBenchmark(), others);
             for (BenchmarkResult fork : run.getBenchmarkResults()) {
                 for (IterationResult it : fork.getIterationResults()) {
-                    results.add("rivulet", JMH, size, iteration(it));
+                    results.add("rivulet", mode, size, iteration(it));
                 }
             }
         }
@@ -126,8 +147,29 @@ record LocalBench() implements Bench {
     static String about() {
         return "One producer streams to one consumer between two `local` transports in one JVM (one polling thread "
                 + "each, as two processes would have): `LocalStreamingBenchmark`, 10 000 messages per JMH invocation, "
-                + "so scores are messages per second and `gc.alloc.rate.norm` is bytes allocated per message; then "
-                + "`IdleCpu` measures what an idle connected pair costs.";
+                + "so scores are messages per second, their inverse the engine's time per message end to end, and "
+                + "`gc.alloc.rate.norm` is bytes allocated per message; then `IdleCpu` measures what an idle "
+                + "connected pair costs.";
+    }
+
+    /**
+     * The mode one JMH benchmark's iterations are filed under: {@code benchmark} is JMH's name for it (the class's
+     * name, a dot, the method's), {@code params} its parameters other than the size.
+     */
+    static String jmhMode(String benchmark, Map<String, String> params) {
+        String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+        return JMH + method + params.entrySet().stream().map(e -> " " + e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining());
+    }
+
+    /** The JMH modes of {@code r}, in the order JMH ran them. */
+    static List<String> jmhModes(Results r) {
+        return r.modes("rivulet").stream().filter(m -> m.startsWith(JMH)).toList();
+    }
+
+    /** A row's name for {@code mode}: "`stream`", "`stream api=claim`". */
+    static String benchmarkName(String mode) {
+        return "`" + mode.substring(JMH.length()) + "`";
     }
 
     /** One measured iteration's score and allocation per message. */
@@ -166,27 +208,44 @@ record LocalBench() implements Bench {
     }
 
     /**
-     * The results as a Markdown table (per size: mean and JMH error, median, min .. max, allocation per message), and
-     * notes under it.
+     * The results as a Markdown table, one row per benchmark method (and parameters) and size: the engine's time per
+     * message ({@code 1e9 / msgs/s} of each iteration: median and range), the rate (median and range, JMH's mean and
+     * error), allocation per message and, at 64 B, the target; notes under it.
      */
     static String table(Results r, Settings s) {
         StringBuilder b = new StringBuilder();
-        b.append("| message size | mean ± JMH error (99.9 %), msgs/s | median, msgs/s | min .. max of the "
-                + "iterations | allocated per message (`gc.alloc.rate.norm`) |\n");
-        b.append("|---:|---:|---:|---:|---:|\n");
-        for (int size : r.sizes("rivulet", JMH)) {
-            double[] scores = r.values("rivulet", JMH, size, "msgs_per_s");
-            double[] alloc = r.values("rivulet", JMH, size, "alloc_b_per_msg");
-            Results.Spread spread = r.spread("rivulet", JMH, size, "msgs_per_s");
-            // JMH's own error: the half-width of the 99.9 % confidence interval over the measured iterations.
-            ListStatistics st = new ListStatistics(scores);
-            ListStatistics at = new ListStatistics(alloc);
-            b.append(String.format(Locale.ROOT, "| %s | %s ± %s | %s | %s | %s |%n", sizeName(size),
-                    value(st.getMean(), "msgs/s"), value(error(st), "msgs/s"), value(spread.median(), "msgs/s"),
-                    spread.range("msgs/s"), alloc.length == 0 ? "—"
-                            : String.format(Locale.ROOT, "%.2f ± %.2f B", at.getMean(), error(at))));
+        b.append("| benchmark | size | unit | Rivulet median (min .. max) | msgs/s, median (min .. max) | msgs/s, "
+                + "mean ± JMH error (99.9 %) | allocated per message (`gc.alloc.rate.norm`) | target | met? |\n");
+        b.append("|---|---:|---|---:|---:|---:|---:|---|---|\n");
+        for (String mode : jmhModes(r)) {
+            for (int size : r.sizes("rivulet", mode)) {
+                double[] scores = r.values("rivulet", mode, size, "msgs_per_s");
+                double[] alloc = r.values("rivulet", mode, size, "alloc_b_per_msg");
+                Results.Spread rate = r.spread("rivulet", mode, size, "msgs_per_s");
+                // The inverse of a rate: the fastest iteration is the shortest time per message.
+                double ns = 1e9 / rate.median();
+                double nsMin = 1e9 / rate.max();
+                double nsMax = 1e9 / rate.min();
+                // JMH's own error: the half-width of the 99.9 % confidence interval over the measured iterations.
+                ListStatistics st = new ListStatistics(scores);
+                ListStatistics at = new ListStatistics(alloc);
+                String target = "—";
+                String met = "";
+                if (size == TARGET_SIZE) {
+                    target = String.format(Locale.ROOT, "≤ %.0f ns/msg", TARGET_NS_PER_MESSAGE);
+                    met = ns <= TARGET_NS_PER_MESSAGE ? "yes" : "**no**";
+                }
+                b.append(String.format(Locale.ROOT, "| %s | %s | ns/msg | %s (%s .. %s) | %s (%s) | %s ± %s | %s | %s "
+                                + "| %s |%n", benchmarkName(mode), sizeName(size), value(ns, NS), value(nsMin, NS),
+                        value(nsMax, NS), value(rate.median(), "msgs/s"), rate.range("msgs/s"),
+                        value(st.getMean(), "msgs/s"), value(error(st), "msgs/s"), alloc.length == 0 ? "—"
+                                : String.format(Locale.ROOT, "%.2f ± %.2f B", at.getMean(), error(at)), target, met));
+            }
         }
         b.append('\n');
+        b.append("Time per message: one second divided by each iteration's rate, the whole engine's work per message "
+                + "end to end (the producer, `send`, credits, the hand-over to the receiving transport, `receive()` "
+                + "and the release) with one copy of the message in it.\n\n");
         Results.Spread threads = r.spread("rivulet", IDLE, 0, "progress_threads_pct");
         Results.Spread process = r.spread("rivulet", IDLE, 0, "process_pct");
         if (threads != null) {

@@ -83,15 +83,16 @@ final class SuiteCharts {
                 }
             }
             case ChartPlan.Jmh j -> {
-                Set<Integer> sizes = r.results().sizes("rivulet", LocalBench.JMH);
-                if (!sizes.isEmpty()) {
-                    int n = r.results().values("rivulet", LocalBench.JMH, sizes.iterator().next(), "msgs_per_s")
-                            .length;
+                List<String> modes = LocalBench.jmhModes(r.results());
+                if (!modes.isEmpty()) {
+                    String first = modes.getFirst();
+                    int n = r.results().values("rivulet", first,
+                            r.results().sizes("rivulet", first).iterator().next(), "msgs_per_s").length;
                     ChartFile f = new ChartFile(r.id() + "-jmh.png", r.name() + ": JMH throughput and allocation");
                     ChartSheet.write(dir.resolve(f.name()), r.name() + ": streaming send (JMH)",
                             machine + " · mean of " + n + " JMH iterations, error bars: 99.9 % confidence",
-                            List.of(jmh(r.results(), sizes, "Messages per second", "msgs/s", "msgs_per_s", "#,###"),
-                                    jmh(r.results(), sizes, "Heap allocated per message", "bytes per message",
+                            List.of(jmh(r.results(), modes, "Messages per second", "msgs/s", "msgs_per_s", "#,###"),
+                                    jmh(r.results(), modes, "Heap allocated per message", "bytes per message",
                                             "alloc_b_per_msg", "#,##0.##")));
                     files.add(f);
                 }
@@ -192,33 +193,41 @@ final class SuiteCharts {
         return c;
     }
 
-    /** JMH's mean per message size, with its 99.9 % error as error bars. */
-    private static CategoryChart jmh(Results r, Set<Integer> sizes, String title, String unit, String field,
+    /**
+     * JMH's mean per message size, with its 99.9 % error as error bars: one series per benchmark (method and
+     * parameters), a legend only where there are several.
+     */
+    private static CategoryChart jmh(Results r, List<String> modes, String title, String unit, String field,
                                      String pattern) {
         CategoryChart c = new CategoryChartBuilder().width(ChartSheet.PANEL_WIDTH).height(ChartSheet.PANEL_HEIGHT)
                 .title(title).xAxisTitle("message size").yAxisTitle(unit).build();
         style(c.getStyler());
-        c.getStyler().setLegendVisible(false);
+        c.getStyler().setLegendVisible(modes.size() > 1);
         // No value labels: the error bars would cross them (the table has the values).
         c.getStyler().setYAxisDecimalPattern(pattern);
         c.getStyler().setYAxisMin(0.0);
-        List<String> xs = new ArrayList<>();
-        List<Double> ys = new ArrayList<>();
-        List<Double> errors = new ArrayList<>();
-        for (int size : sizes) {
-            double[] v = r.values("rivulet", LocalBench.JMH, size, field);
-            if (v.length == 0) {
-                continue;
+        c.getStyler().setErrorBarsColor(Color.DARK_GRAY);
+        for (String mode : modes) {
+            List<String> xs = new ArrayList<>();
+            List<Double> ys = new ArrayList<>();
+            List<Double> errors = new ArrayList<>();
+            for (int size : r.sizes("rivulet", mode)) {
+                double[] v = r.values("rivulet", mode, size, field);
+                if (v.length == 0) {
+                    continue;
+                }
+                ListStatistics st = new ListStatistics(v);
+                xs.add(sizeName(size));
+                ys.add(st.getMean());
+                errors.add(st.getN() > 1 ? st.getMeanErrorAt(0.999) : 0);
             }
-            ListStatistics st = new ListStatistics(v);
-            xs.add(sizeName(size));
-            ys.add(st.getMean());
-            errors.add(st.getN() > 1 ? st.getMeanErrorAt(0.999) : 0);
-        }
-        if (!xs.isEmpty()) {
-            CategorySeries s = c.addSeries("Rivulet local", xs, ys, errors);
-            s.setFillColor(LOOKS.get("rivulet").color());
-            c.getStyler().setErrorBarsColor(Color.DARK_GRAY);
+            if (!xs.isEmpty()) {
+                CategorySeries s = c.addSeries("Rivulet local " + LocalBench.benchmarkName(mode).replace("`", ""),
+                        xs, ys, errors);
+                if (modes.size() == 1) {
+                    s.setFillColor(LOOKS.get("rivulet").color());
+                }
+            }
         }
         return c;
     }

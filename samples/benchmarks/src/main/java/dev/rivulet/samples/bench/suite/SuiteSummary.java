@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
  * The table across transports in {@code docs/benchmarks.md}, between {@value #BEGIN} and {@value #END}, derived from
  * the detail pages ({@link SuiteSection}) and from nothing else, so that it can never quote a figure they do not
  * hold: one row per measurement that has a target, with Rivulet's median, its ratios against the peers of that
- * row (Netty, Aeron, native libfabric C, plain C, the C bound, memcpy) and whether the target was met. A detail page
- * with no target (the {@code local} transport) or no results gets one row pointing to it.
+ * row (Netty, Aeron, native libfabric C, plain C, the C bound, memcpy) and whether the target was met; a table with no
+ * peer (the {@code local} engine's time per message against its target) gives its rows with "—" for the ratio. A
+ * detail page with no target or no results gets one row pointing to it.
  *
  * <p>Because the table is rebuilt from every page on each run, {@code bin/bench --only tcp} changes exactly the
  * {@code tcp} rows: the other pages, and so their rows, are as the last run left them.
@@ -105,7 +106,11 @@ final class SuiteSummary {
                 }
                 String ratios = ratios(head, row, t);
                 if (ratios.isEmpty()) {
-                    continue;
+                    // A table with no peer at all (the local engine against its own target) still has its row.
+                    if (head.stream().anyMatch(h -> h.contains(" / "))) {
+                        continue;
+                    }
+                    ratios = "—";
                 }
                 out.add("| " + String.join(" | ", path, measurement(row.get(0)), cell(row, size),
                         median(cell(row, rivulet)) + (unit >= 0 ? " " + cell(row, unit) : ""), ratios, t,

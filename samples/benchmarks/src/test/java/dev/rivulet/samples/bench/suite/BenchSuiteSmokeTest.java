@@ -31,7 +31,8 @@ class BenchSuiteSmokeTest {
                 SuiteSection.END, "<!-- bench-suite:local:begin -->", "| 64 B |", "| 256 B |", "| 4 KiB |",
                 "](local-jmh.png)", "Reproduce: `bin/bench --quick --only local`", "Quick run");
         assertThat(Files.readString(docs)).startsWith("# Benchmarks\n\nHand-written.\n")
-                .contains(SuiteSummary.BEGIN, "](charts/local.md) | no peer or target", SuiteSummary.END);
+                .contains(SuiteSummary.BEGIN, "](charts/local.md) | `stream` | 64 B | ", " ns/msg | — | ≤ 25 ns/msg |",
+                        SuiteSummary.END);
         assertThat(tmp.resolve("work/local.tsv")).exists();
     }
 }

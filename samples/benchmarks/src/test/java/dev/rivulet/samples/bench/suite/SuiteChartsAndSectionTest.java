@@ -62,12 +62,16 @@ class SuiteChartsAndSectionTest {
         return r;
     }
 
+    /** Two benchmark methods (a second one draws a second series and adds rows). */
     static Results localResults() {
         Results r = new Results();
-        for (int size : List.of(64, 256, 4096)) {
-            for (int i = 0; i < 3; i++) {
-                r.add("rivulet", LocalBench.JMH, size, Map.of("msgs_per_s", Double.toString(2.5e6 + i * 1e5),
-                        "alloc_b_per_msg", Double.toString(7.5 - size / 1000.0 + i * 0.01)));
+        for (String method : List.of("stream", "claim")) {
+            for (int size : List.of(64, 256, 4096)) {
+                for (int i = 0; i < 3; i++) {
+                    r.add("rivulet", LocalBench.JMH + method, size, Map.of("msgs_per_s",
+                            Double.toString((method.equals("claim") ? 2 : 1) * (2.5e6 + i * 1e5)),
+                            "alloc_b_per_msg", Double.toString(7.5 - size / 1000.0 + i * 0.01)));
+                }
             }
         }
         r.add("rivulet", LocalBench.IDLE, 0, Map.of("progress_threads_pct", "0.48", "process_pct", "0.60",
@@ -157,7 +161,9 @@ class SuiteChartsAndSectionTest {
         assertThat(out.indexOf(SuiteSection.BEGIN)).isGreaterThan(out.indexOf("Hand-written notes."));
         assertThat(out.trim()).endsWith(SuiteSection.END);
         assertThat(out).contains("| streaming send | 1 |", "| streaming | 0.5 |",
-                "| message size | mean ± JMH error (99.9 %), msgs/s |", "| 64 B | 2 600 000 ± ",
+                "| benchmark | size | unit | Rivulet median (min .. max) |",
+                "| `stream` | 64 B | ns/msg | 384.6 (370.4 .. 400.0) | 2 600 000 (2 500 000 .. 2 700 000) | 2 600 000 ± ",
+                "| `claim` | 4 KiB | ns/msg | 192.3 (185.2 .. 200.0) |",
                 "**0.48 % of one core**");
         assertThat(out).contains("![libfabric tcp: throughput by message size](benchmarks/tcp-throughput.png)",
                 "(benchmarks/tcp-latency.png)", "(benchmarks/uring-default-throughput.png)",

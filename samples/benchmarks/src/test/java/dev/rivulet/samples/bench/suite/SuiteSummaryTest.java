@@ -79,6 +79,30 @@ class SuiteSummaryTest {
                         + "| not measured on the last run; figures on its page | | | | | |");
     }
 
+    private static final String LOCAL_PAGE = """
+            <!-- bench-suite:begin -->
+            <!-- bench-suite:local:begin -->
+            ### `local` (in-JVM) transport: JMH streaming send, allocation and idle CPU
+
+            | benchmark | size | unit | Rivulet median (min .. max) | msgs/s, median (min .. max) \
+            | msgs/s, mean ± JMH error (99.9 %) | allocated per message (`gc.alloc.rate.norm`) | target | met? |
+            |---|---:|---|---:|---:|---:|---:|---|---|
+            | `stream` | 64 B | ns/msg | 126.4 (125.6 .. 131.5) | 7 912 791 (7 606 982 .. 7 959 677) \
+            | 7 817 857 ± 624 996 | 1.54 ± 0.05 B | ≤ 25 ns/msg | **no** |
+            | `stream` | 4 KiB | ns/msg | 279.8 (272.0 .. 289.0) | 3 574 115 (3 460 229 .. 3 676 581) \
+            | 3 571 830 ± 300 144 | 1.42 ± 0.12 B | — |  |
+            <!-- bench-suite:local:end -->
+            <!-- bench-suite:end -->
+            """;
+
+    @Test
+    void theLocalEnginesTimePerMessageStandsBesideTheTransportsWithoutAPeer() {
+        String table = SuiteSummary.table(Map.of("local", LOCAL_PAGE), "benchmarks");
+
+        assertThat(table.lines().skip(2)).containsExactly("| [`local` (in-JVM) transport](benchmarks/local.md) "
+                + "| `stream` | 64 B | 126.4 ns/msg | — | ≤ 25 ns/msg | **no** |");
+    }
+
     @Test
     void rewritingTheSummaryKeepsTheTextAroundItsTable(@TempDir Path dir) throws Exception {
         Path pages = Files.createDirectories(dir.resolve("benchmarks"));
