@@ -464,7 +464,7 @@ public final class FabricBenchCli implements CliArgs.SideBySide {
             b.append("Per streamed message: ").append(CopyGen.METHOD).append(", as the native program reposts "
                     + "its registered buffers (one per window slot) without writing them");
             if (modes.contains("netty")) {
-                b.append("; ").append(NettyPeer.method()).append(" (64-byte messages)");
+                b.append(". ").append(NettyPeer.method()).append(" (64-byte messages)");
             }
             b.append(".\n\n");
         }

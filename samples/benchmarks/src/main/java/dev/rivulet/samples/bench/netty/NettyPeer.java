@@ -66,10 +66,10 @@ public final class NettyPeer {
 
     /** What the Netty side does, for the CLIs' method text. */
     public static String method() {
-        return "Reactor Netty with its default loop resources, " + (SOCKET_BUFFER_BYTES >> 20) + " MiB `SO_SNDBUF` "
-                + "and `SO_RCVBUF` on both sockets and `TCP_NODELAY`; per message the sender emits a retained "
-                + "duplicate of one prepared direct buffer (4-byte length, header, payload) into "
-                + "`NettyOutbound.send(Publisher<ByteBuf>)`, and the receiver reads each frame's length and header where "
-                + "the socket's buffer holds it, copying nothing";
+        return "Reactor Netty runs with its default loop resources, " + (SOCKET_BUFFER_BYTES >> 20) + " MiB "
+                + "`SO_SNDBUF` and `SO_RCVBUF` on both sockets and `TCP_NODELAY`; per message its sender emits a "
+                + "retained duplicate of one prepared direct buffer (4-byte length, header, payload) into "
+                + "`NettyOutbound.send(Publisher<ByteBuf>)`, and its receiver reads each frame's length and header "
+                + "where the socket's buffer holds it, copying nothing";
     }
 }

@@ -284,7 +284,7 @@ public final class UringBenchCli implements CliArgs.SideBySide {
         }
         b.append('\n');
         b.append("Per streamed message both JVM sides do the same work, each at its best: ").append(CopyGen.METHOD)
-                .append("; ").append(NettyPeer.method()).append(". Rivulet's sockets keep the kernel's buffer "
+                .append(". ").append(NettyPeer.method()).append(". Rivulet's sockets keep the kernel's buffer "
                         + "autotuning (it has no socket buffer option). Plain C: one `send` per message of one buffer "
                         + "whose first 8 bytes carry the sequence number, blocking `recv`. C bound: the same bytes "
                         + "written in 256 KiB `send`s (streaming, 64 KiB and up), and both sides busy-polling a "
