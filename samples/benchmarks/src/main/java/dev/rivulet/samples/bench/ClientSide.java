@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static dev.rivulet.samples.bench.BenchWire.ACK;
+import static dev.rivulet.samples.bench.BenchWire.PING;
 import static dev.rivulet.samples.bench.BenchWire.PONG;
+import static dev.rivulet.samples.bench.BenchWire.header;
 import static dev.rivulet.samples.bench.BenchWire.type;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -47,7 +49,11 @@ public class ClientSide implements CoreSubscriber<Buffer> {
 
     /** {@code count} timed round trips after a tenth as many untimed ones; returns their round-trip nanoseconds. */
     public long[] pingpong(Endpoint ep, int size, int count, Duration timeout) throws Exception {
-        PingPong p = new PingPong(ep, size, Math.max(1, count / 10), count);
+        PingPong p = new PingPong((seq, pp) -> {
+            Buffer b = ep.memory().allocate(size);
+            b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(PING, seq));
+            ep.send(b).subscribe(null, pp::fail);
+        }, Math.max(1, count / 10), count);
         ping = p;
         p.start();
         p.done.get(timeout.toSeconds(), TimeUnit.SECONDS);

@@ -1,18 +1,20 @@
 package dev.rivulet.samples.bench;
 
-import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.memory.Buffer;
-
 import java.util.concurrent.CompletableFuture;
 
-import static dev.rivulet.samples.bench.BenchWire.PING;
-import static dev.rivulet.samples.bench.BenchWire.header;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-
-/** Ping-pong driven from the progress thread: each pong sends the next ping. */
+/**
+ * Ping-pong driven from the thread that receives the pongs (a progress thread, an event loop): each pong sends the
+ * next ping, so exactly one is in flight. The round trips of the first {@code warm} pings are not recorded.
+ */
 public final class PingPong {
-    private final Endpoint ep;
-    private final int size;
+
+    /** Sends ping number {@code seq}; a send that fails reports to {@link PingPong#fail}. */
+    @FunctionalInterface
+    public interface Sender {
+        void ping(int seq, PingPong p);
+    }
+
+    private final Sender sender;
     private final int warm;
     private final int total;
     public final long[] rtt;
@@ -20,34 +22,33 @@ public final class PingPong {
     private int i;
     private long t0;
 
-    public PingPong(Endpoint ep, int size, int warm, int count) {
-        this.ep = ep;
-        this.size = size;
+    public PingPong(Sender sender, int warm, int count) {
+        this.sender = sender;
         this.warm = warm;
         this.total = warm + count;
         this.rtt = new long[count];
     }
 
+    /** Sends the first ping; call it on the thread that will receive the pongs where the sender needs that. */
     public void start() {
         t0 = System.nanoTime();
-        ping();
+        sender.ping(i, this);
     }
 
-    private void ping() {
-        Buffer b = ep.memory().allocate(size);
-        b.capacitySegment().set(JAVA_LONG_UNALIGNED, 0, header(PING, i));
-        ep.send(b).subscribe(null, e -> done.completeExceptionally(e));
-    }
-
+    /** The pong of the ping in flight arrived at {@code now}. */
     public void pong(long now) {
         if (i >= warm) {
             rtt[i - warm] = now - t0;
         }
         if (++i < total) {
             t0 = System.nanoTime();
-            ping();
+            sender.ping(i, this);
         } else {
             done.complete(null);
         }
+    }
+
+    public void fail(Throwable e) {
+        done.completeExceptionally(e);
     }
 }

@@ -3,8 +3,13 @@ package dev.rivulet.samples.bench;
 import java.lang.foreign.MemorySegment;
 
 import static dev.rivulet.samples.bench.BenchWire.ACK;
+import static dev.rivulet.samples.bench.BenchWire.COPY;
+import static dev.rivulet.samples.bench.BenchWire.DATA;
+import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.allocated;
 import static dev.rivulet.samples.bench.BenchWire.header;
+import static dev.rivulet.samples.bench.BenchWire.seq;
+import static dev.rivulet.samples.bench.BenchWire.type;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
@@ -21,8 +26,22 @@ public final class SeqCounter {
     /** Whether a phase has begun and not yet been acknowledged (copies carry no sequence 0 to begin one). */
     private boolean open;
 
+    /**
+     * Counts the message with header {@code h} if it is data (numbered, a copy, or LAST): true for LAST, which ends
+     * the phase and wants its {@link #ack}; false for any other message, data or not.
+     */
+    public boolean onMessage(long h) {
+        int type = type(h);
+        if (type == COPY) {
+            onCopy();
+        } else if (type == DATA || type == LAST) {
+            onData(seq(h));
+        }
+        return type == LAST;
+    }
+
     /** A numbered message (DATA, or LAST, which ends the phase). */
-    public void onData(long seq) {
+    private void onData(long seq) {
         if (seq == 0) {
             start();
         }
@@ -34,7 +53,7 @@ public final class SeqCounter {
     }
 
     /** A copy: counted as the next message of the phase. */
-    public void onCopy() {
+    private void onCopy() {
         if (!open) {
             start();
         }

@@ -8,9 +8,6 @@ import reactor.core.CoreSubscriber;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
-import static dev.rivulet.samples.bench.BenchWire.COPY;
-import static dev.rivulet.samples.bench.BenchWire.DATA;
-import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.PING;
 import static dev.rivulet.samples.bench.BenchWire.PONG;
 import static dev.rivulet.samples.bench.BenchWire.header;
@@ -43,17 +40,11 @@ public class ServerSide implements CoreSubscriber<Buffer> {
     public void onNext(Buffer b) {
         MemorySegment seg = b.capacitySegment();
         long h = seg.get(JAVA_LONG_UNALIGNED, 0);
-        int type = type(h);
-        if (type == COPY) {
-            counter.onCopy();
-        } else if (type == DATA || type == LAST) {
-            counter.onData(seq(h));
-            if (type == LAST) {
-                Buffer ack = ep.memory().allocate(32);
-                counter.ack(ack.capacitySegment());
-                ep.send(ack).subscribe(null, report);
-            }
-        } else if (type == PING) {
+        if (counter.onMessage(h)) {
+            Buffer ack = ep.memory().allocate(32);
+            counter.ack(ack.capacitySegment());
+            ep.send(ack).subscribe(null, report);
+        } else if (type(h) == PING) {
             // Zero-copy echo: the received buffer belongs to this transport's memory domain, so it can be sent.
             seg.set(JAVA_LONG_UNALIGNED, 0, header(PONG, seq(h)));
             // The send takes a reference of its own; receive() drops the one it lent when this returns.

@@ -20,7 +20,6 @@ import dev.rivulet.samples.bench.SwitchableIdle;
 import dev.rivulet.samples.bench.TargetClientSide;
 import dev.rivulet.samples.bench.TargetServerSide;
 import dev.rivulet.samples.bench.netty.NettyClient;
-import dev.rivulet.samples.bench.netty.NettyCopyFrames;
 import dev.rivulet.samples.bench.netty.NettyPeer;
 import reactor.core.publisher.Flux;
 import reactor.netty.DisposableServer;
@@ -226,22 +225,13 @@ public final class FabricBenchNode {
             if (nettyClient == null) {
                 throw new IllegalStateException("no reactor-netty server");
             }
-            NettyCopyFrames frames = nettyClient.copyFrames(NETTY_MESSAGE);
-            try {
-                nettyClient.stream(frames, warmOf(count), TIMEOUT);
-                long a0 = allocated();
-                long t0 = System.nanoTime();
-                Ack a = nettyClient.stream(frames, count, TIMEOUT);
-                long a1 = allocated();
-                double secs = (a.nanos() - t0) / 1e9;
-                return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
-                                + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
-                                + "server_alloc_b_per_msg=%.2f", NETTY_MESSAGE, count, secs, count / secs,
-                        count * (double) NETTY_MESSAGE / secs / 1e6, (a1 - a0) / (double) count,
-                        a.serverAlloc() / (double) count);
-            } finally {
-                frames.release();
-            }
+            NettyClient.Timed t = nettyClient.stream(NETTY_MESSAGE, count, TIMEOUT);
+            double secs = t.seconds();
+            return String.format(Locale.ROOT, "RESULT impl=netty mode=stream provider=tcp size=%d count=%d "
+                            + "seconds=%.6f msgs_per_s=%.1f mb_per_s=%.3f client_alloc_b_per_msg=%.2f "
+                            + "server_alloc_b_per_msg=%.2f", NETTY_MESSAGE, count, secs, count / secs,
+                    count * (double) NETTY_MESSAGE / secs / 1e6,
+                    (t.allocatedAfter() - t.allocatedBefore()) / (double) count, t.ack().serverAlloc() / (double) count);
         }
     }
 

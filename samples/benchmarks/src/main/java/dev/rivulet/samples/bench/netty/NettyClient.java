@@ -1,6 +1,7 @@
 package dev.rivulet.samples.bench.netty;
 
 import dev.rivulet.samples.bench.Ack;
+import dev.rivulet.samples.bench.PingPong;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -16,6 +17,7 @@ import java.util.function.Consumer;
 import static dev.rivulet.samples.bench.BenchWire.ACK;
 import static dev.rivulet.samples.bench.BenchWire.PING;
 import static dev.rivulet.samples.bench.BenchWire.PONG;
+import static dev.rivulet.samples.bench.BenchWire.allocated;
 import static dev.rivulet.samples.bench.BenchWire.header;
 import static dev.rivulet.samples.bench.BenchWire.type;
 
@@ -64,24 +66,47 @@ public final class NettyClient implements AutoCloseable {
         return channel;
     }
 
-    /** Frames of {@code size} message bytes prepared on this connection's allocator. */
-    public NettyCopyFrames copyFrames(int size) {
-        return new NettyCopyFrames(conn.channel().alloc(), size);
+    /** A timed streaming phase: the server's ack, when the clock started, this JVM's allocation before and after. */
+    public record Timed(Ack ack, long startNanos, long allocatedBefore, long allocatedAfter) {
+        public double seconds() {
+            return (ack.nanos() - startNanos) / 1e9;
+        }
     }
 
-    /** Sends {@code n} frames of {@code frames} and returns the server's checked ACK of them. */
-    public Ack stream(NettyCopyFrames frames, long n, Duration timeout) throws Exception {
+    /**
+     * Streams {@code count} frames of {@code size} message bytes after an untimed tenth as many, both from one
+     * prepared frame ({@link NettyCopyFrames}), and returns the timed phase.
+     */
+    public Timed stream(int size, long count, Duration timeout) throws Exception {
+        NettyCopyFrames frames = new NettyCopyFrames(conn.channel().alloc(), size);
+        try {
+            stream(frames, Math.max(1, count / 10), timeout);
+            long a0 = allocated();
+            long t0 = System.nanoTime();
+            Ack a = stream(frames, count, timeout);
+            return new Timed(a, t0, a0, allocated());
+        } finally {
+            frames.release();
+        }
+    }
+
+    private Ack stream(NettyCopyFrames frames, long n, Duration timeout) throws Exception {
         CompletableFuture<Ack> f = new CompletableFuture<>();
         ack = f;
         conn.outbound().send(frames.frames(n)).then().block(timeout);
         return f.get(timeout.toSeconds(), TimeUnit.SECONDS).check("netty server", n);
     }
 
-    /** {@code count} timed round trips of {@code size}-byte pings after a tenth as many untimed ones. */
+    /**
+     * {@code count} timed round trips of {@code size}-byte pings after a tenth as many untimed ones, on the event loop:
+     * each pong writes the next ping straight to the channel.
+     */
     public long[] pingpong(int size, int count, Duration timeout) throws Exception {
-        PingPong p = new PingPong(conn.channel(), size, Math.max(1, count / 10), count);
+        Channel channel = conn.channel();
+        PingPong p = new PingPong((seq, pp) -> channel.writeAndFlush(channel.alloc().directBuffer(4 + size)
+                .writeInt(size).writeLongLE(header(PING, seq)).writeZero(size - 8)), Math.max(1, count / 10), count);
         ping = p;
-        p.start();
+        channel.eventLoop().execute(p::start);
         p.done.get(timeout.toSeconds(), TimeUnit.SECONDS);
         return p.rtt;
     }
@@ -89,50 +114,5 @@ public final class NettyClient implements AutoCloseable {
     @Override
     public void close() {
         conn.disposeNow(Duration.ofSeconds(5));
-    }
-
-    /** Ping-pong on the event loop: each pong writes the next ping straight to the channel. */
-    private static final class PingPong {
-        private final Channel channel;
-        private final int size;
-        private final int warm;
-        private final int total;
-        final long[] rtt;
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        private int i;
-        private long t0;
-
-        PingPong(Channel channel, int size, int warm, int count) {
-            this.channel = channel;
-            this.size = size;
-            this.warm = warm;
-            this.total = warm + count;
-            this.rtt = new long[count];
-        }
-
-        void start() {
-            channel.eventLoop().execute(() -> {
-                t0 = System.nanoTime();
-                ping();
-            });
-        }
-
-        private void ping() {
-            ByteBuf b = channel.alloc().directBuffer(4 + size);
-            b.writeInt(size).writeLongLE(header(PING, i)).writeZero(size - 8);
-            channel.writeAndFlush(b);
-        }
-
-        void pong(long now) {
-            if (i >= warm) {
-                rtt[i - warm] = now - t0;
-            }
-            if (++i < total) {
-                t0 = System.nanoTime();
-                ping();
-            } else {
-                done.complete(null);
-            }
-        }
     }
 }

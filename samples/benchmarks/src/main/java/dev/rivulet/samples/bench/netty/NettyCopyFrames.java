@@ -21,7 +21,7 @@ import static dev.rivulet.samples.bench.BenchWire.header;
  * buffer from the adaptive allocator (Netty's default, which the channel keeps for everything else) is a new object
  * per message.
  */
-public final class NettyCopyFrames {
+final class NettyCopyFrames {
     private final ByteBufAllocator alloc;
     private final int size;
     private final ByteBuf copy;
@@ -29,7 +29,7 @@ public final class NettyCopyFrames {
     private long remaining;
 
     /** Frames of {@code size} message bytes (the length prefix comes on top). */
-    public NettyCopyFrames(ByteBufAllocator alloc, int size) {
+    NettyCopyFrames(ByteBufAllocator alloc, int size) {
         this.alloc = alloc;
         this.size = size;
         this.copy = PooledByteBufAllocator.DEFAULT.directBuffer(4 + size).writeInt(size)
@@ -40,7 +40,7 @@ public final class NettyCopyFrames {
     }
 
     /** {@code n} frames: {@code n - 1} copies, then LAST. */
-    public Flux<ByteBuf> frames(long n) {
+    Flux<ByteBuf> frames(long n) {
         return Flux.generate(() -> reset(n), NettyCopyFrames::next);
     }
 
@@ -63,7 +63,7 @@ public final class NettyCopyFrames {
     }
 
     /** Drops the prepared frame (the duplicates in flight keep it until Netty wrote them). */
-    public void release() {
+    void release() {
         copy.release();
     }
 }

@@ -9,9 +9,6 @@ import reactor.core.publisher.SynchronousSink;
 
 import java.lang.foreign.MemorySegment;
 
-import static dev.rivulet.samples.bench.BenchWire.COPY;
-import static dev.rivulet.samples.bench.BenchWire.DATA;
-import static dev.rivulet.samples.bench.BenchWire.LAST;
 import static dev.rivulet.samples.bench.BenchWire.PING;
 import static dev.rivulet.samples.bench.BenchWire.PONG;
 import static dev.rivulet.samples.bench.BenchWire.header;
@@ -75,18 +72,12 @@ final class NettyFrameWalker {
     }
 
     private @Nullable ByteBuf onHeader(long h, int length, @Nullable ByteBuf replies) {
-        int type = type(h);
-        if (type == COPY) {
-            counter.onCopy();
-        } else if (type == DATA || type == LAST) {
-            counter.onData(seq(h));
-            if (type == LAST) {
-                replies = replies != null ? replies : alloc.directBuffer(4 + 32);
-                int at = replies.writerIndex();
-                replies.writeInt(32).writeZero(32);
-                counter.ack(MemorySegment.ofBuffer(replies.nioBuffer(at + 4, 32)));
-            }
-        } else if (type == PING) {
+        if (counter.onMessage(h)) {
+            replies = replies != null ? replies : alloc.directBuffer(4 + 32);
+            int at = replies.writerIndex();
+            replies.writeInt(32).writeZero(32);
+            counter.ack(MemorySegment.ofBuffer(replies.nioBuffer(at + 4, 32)));
+        } else if (type(h) == PING) {
             replies = replies != null ? replies : alloc.directBuffer(4 + length);
             replies.writeInt(length).writeLongLE(header(PONG, seq(h))).writeZero(length - 8);
         }

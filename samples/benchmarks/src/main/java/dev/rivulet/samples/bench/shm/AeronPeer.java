@@ -147,18 +147,14 @@ final class AeronPeer {
             if ((flags & END_FRAG_FLAG) == 0) {
                 return;
             }
-            int type = type(header);
-            if (type == DATA || type == LAST) {
-                counter.onData(seq(header));
-                if (type == LAST) {
-                    counter.ack(ackSegment);
-                    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-                    long r;
-                    while ((r = reply.offer(ackBuffer, 0, 32)) < 0 && retry(r, deadline)) {
-                        // retried
-                    }
+            if (counter.onMessage(header)) {
+                counter.ack(ackSegment);
+                long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                long r;
+                while ((r = reply.offer(ackBuffer, 0, 32)) < 0 && retry(r, deadline)) {
+                    // retried
                 }
-            } else if (type == PING) {
+            } else if (type(header) == PING) {
                 long deadline = System.nanoTime() + TIMEOUT.toNanos();
                 long r;
                 while ((r = reply.tryClaim(length, claim)) < 0 && retry(r, deadline)) {

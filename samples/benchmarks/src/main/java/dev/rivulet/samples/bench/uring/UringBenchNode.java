@@ -15,7 +15,6 @@ import dev.rivulet.samples.bench.ResultLine;
 import dev.rivulet.samples.bench.ServerSide;
 import dev.rivulet.samples.bench.SwitchableIdle;
 import dev.rivulet.samples.bench.netty.NettyClient;
-import dev.rivulet.samples.bench.netty.NettyCopyFrames;
 import dev.rivulet.samples.bench.netty.NettyPeer;
 import reactor.netty.DisposableServer;
 
@@ -137,16 +136,8 @@ public final class UringBenchNode {
         }
 
         String nettyStream(int size, long count) throws Exception {
-            NettyCopyFrames frames = netty.copyFrames(size);
-            try {
-                netty.stream(frames, warmOf(count), TIMEOUT);
-                long a0 = allocated();
-                long t0 = System.nanoTime();
-                Ack a = netty.stream(frames, count, TIMEOUT);
-                return streamResult("netty", netty.channel(), size, count, t0, a0, a);
-            } finally {
-                frames.release();
-            }
+            NettyClient.Timed t = netty.stream(size, count, TIMEOUT);
+            return streamResult("netty", netty.channel(), size, count, t.startNanos(), t.allocatedBefore(), t.ack());
         }
 
         private static String streamResult(String impl, String transport, int size, long count, long t0, long a0,
