@@ -17,7 +17,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * by the transport at the send's completion). The phase ends with one {@link BenchWire#LAST} message from the pool
  * that carries the number of copies before it. Nothing is written or allocated per message, on either side.
  */
-public final class CopyGen {
+public final class CopyGen implements AutoCloseable {
 
     /** What the Rivulet side does per message, for the CLIs' method text. */
     public static final String METHOD = "Rivulet sends one prepared registered buffer again and again into "
@@ -30,7 +30,7 @@ public final class CopyGen {
     private long count;
     private long remaining;
 
-    /** The prepared message stays allocated for this generator's life, as Netty's prepared frame does. */
+    /** The prepared message stays allocated until {@link #close}, as Netty's prepared frame does. */
     public CopyGen(MemoryDomain memory, int size) {
         this.memory = memory;
         this.size = size;
@@ -61,5 +61,11 @@ public final class CopyGen {
             sink.next(last);
         }
         return g;
+    }
+
+    /** Drops the prepared message (the sends in flight keep it until they complete). */
+    @Override
+    public void close() {
+        copy.release();
     }
 }

@@ -167,13 +167,19 @@ public final class FabricBenchNode {
         }
 
         String stream(int size, long count) throws Exception {
-            CopyGen g = new CopyGen(ep.memory(), size);
-            cs.phase(ep, g.messages(warmOf(count)), warmOf(count), TIMEOUT);
-            EndpointStats s0 = ep.stats().block(TIMEOUT);
-            long a0 = allocated();
-            long t0 = System.nanoTime();
-            Ack a = cs.phase(ep, g.messages(count), count, TIMEOUT);
-            long a1 = allocated();
+            EndpointStats s0;
+            long a0;
+            long t0;
+            Ack a;
+            long a1;
+            try (CopyGen g = new CopyGen(ep.memory(), size)) {
+                cs.phase(ep, g.messages(warmOf(count)), warmOf(count), TIMEOUT);
+                s0 = ep.stats().block(TIMEOUT);
+                a0 = allocated();
+                t0 = System.nanoTime();
+                a = cs.phase(ep, g.messages(count), count, TIMEOUT);
+                a1 = allocated();
+            }
             EndpointStats s1 = ep.stats().block(TIMEOUT);
             double secs = (a.nanos() - t0) / 1e9;
             long frames = s1.coalescedFrames() - s0.coalescedFrames();

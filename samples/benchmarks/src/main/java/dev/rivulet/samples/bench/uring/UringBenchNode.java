@@ -127,12 +127,13 @@ public final class UringBenchNode {
         }
 
         String stream(int size, long count) throws Exception {
-            CopyGen g = new CopyGen(ep.memory(), size);
-            cs.phase(ep, g.messages(warmOf(count)), warmOf(count), TIMEOUT);
-            long a0 = allocated();
-            long t0 = System.nanoTime();
-            Ack a = cs.phase(ep, g.messages(count), count, TIMEOUT);
-            return streamResult("rivulet", "io_uring", size, count, t0, a0, a);
+            try (CopyGen g = new CopyGen(ep.memory(), size)) {
+                cs.phase(ep, g.messages(warmOf(count)), warmOf(count), TIMEOUT);
+                long a0 = allocated();
+                long t0 = System.nanoTime();
+                Ack a = cs.phase(ep, g.messages(count), count, TIMEOUT);
+                return streamResult("rivulet", "io_uring", size, count, t0, a0, a);
+            }
         }
 
         String nettyStream(int size, long count) throws Exception {
