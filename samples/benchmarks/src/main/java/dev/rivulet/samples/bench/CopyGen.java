@@ -15,7 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * a retained duplicate of one prepared buffer): one registered buffer, filled once with a {@link BenchWire#COPY}
  * header and its payload, sent again and again, each send taking a reference of its own ({@code retain()}, released
  * by the transport at the send's completion). The phase ends with one {@link BenchWire#LAST} message from the pool
- * that carries the number of copies before it. Nothing is written or allocated per message, on either side.
+ * that carries the number of copies before it. Neither this producer nor Netty's writes or allocates anything per
+ * message.
  */
 public final class CopyGen implements AutoCloseable {
 
