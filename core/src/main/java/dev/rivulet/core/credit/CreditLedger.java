@@ -54,10 +54,20 @@ public final class CreditLedger {
      * How many more receive slots to post (hence credits to grant) for a subscriber that asked for {@code demand}
      * more messages while {@code undelivered} are already here: the receive depth and the wire's own limit
      * ({@code wireWindow}) bound what is outstanding, and what already arrived counts against the demand.
+     *
+     * <p>Slots go in batches of at least a quarter of that bound while the peer still holds credits or messages
+     * wait here, so a stream consumed one message at a time posts receives and grants credits once per batch, not
+     * once per message. With nothing outstanding and nothing waiting the peer could be stalled, so then whatever is
+     * wanted goes at once (a subscriber asking for one message at a time is never kept waiting).
      */
     public int slotsToGrant(long demand, int wireWindow, int undelivered) {
-        long want = Math.min(Math.min(demand, receiveDepth), wireWindow) - outstanding() - undelivered;
-        return want > 0 ? (int) want : 0;
+        long bound = Math.min(Math.min(demand, receiveDepth), wireWindow);
+        long held = outstanding() + undelivered;
+        long want = bound - held;
+        if (want <= 0 || held > 0 && want < Math.max(1, bound / 4)) {
+            return 0;
+        }
+        return (int) want;
     }
 
     /** {@code n} more receive slots were posted: the peer may send {@code n} more messages, once told. */
