@@ -120,6 +120,9 @@ final class ReceiveFlux extends Flux<Buffer> {
 
         /** Moves newly requested demand into {@link #demand} (progress thread). */
         void collectDemand() {
+            if (requested.get() == 0) {
+                return; // the common case on every arrival: no read-modify-write for nothing
+            }
             long r = requested.getAndSet(0);
             if (r > 0) {
                 demand = demand + r < 0 ? Long.MAX_VALUE : demand + r;
@@ -128,7 +131,7 @@ final class ReceiveFlux extends Flux<Buffer> {
 
         /** Whether there is demand for a message now (progress thread). */
         boolean wantsMore() {
-            if (demand == 0 && requested.get() != 0) {
+            if (demand == 0) {
                 collectDemand();
             }
             return demand > 0 && !cancelled;
