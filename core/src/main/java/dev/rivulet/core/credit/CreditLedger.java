@@ -85,13 +85,14 @@ public final class CreditLedger {
 
     /**
      * The credits a standalone {@link ControlWord#CREDIT} word should announce now, or 0 when they had better wait
-     * for a data word to ride on. While the peer still holds three quarters of a window of announced credits it is
-     * not starved: letting the grant grow spares a standalone word per cycle (which would double the messages of a
-     * ping-pong). Below that a one-way stream would soon wait for credits a round trip away, so they go now, a
-     * quarter window at a time. Small windows ({@code limitRate}) never reach the threshold and are granted at once.
+     * for a data word to ride on. While the peer still holds more than three quarters of a window of announced
+     * credits it is not starved: letting the grant grow spares a standalone word per cycle (which would double the
+     * messages of a ping-pong). From there a one-way stream would soon wait for credits a round trip away, so they
+     * go now, a quarter window at a time ({@link #slotsToGrant} grants them so: each batch is announced as it is
+     * granted). Small windows ({@code limitRate}) never reach the threshold and are granted at once.
      */
     public long standaloneGrant() {
-        if (owed == 0 || outstanding() - owed >= Math.max(2, receiveDepth - receiveDepth / 4)) {
+        if (owed == 0 || outstanding() - owed > Math.max(2, receiveDepth - receiveDepth / 4)) {
             return 0;
         }
         return Math.min(owed, ControlWord.MAX_CREDITS);
