@@ -176,44 +176,39 @@ public final class Buffer {
 
     /** The byte at {@code offset} of the message ({@code [0, length)}). */
     public byte get(ValueLayout.OfByte layout, long offset) {
-        checkLive();
-        Objects.checkFromIndexSize(offset, 1, length);
-        return memory.get(layout, base + offset);
+        return memory.get(layout, checked(offset, 1));
     }
 
     /** The {@code short} at {@code offset} of the message, in {@code layout}'s byte order and alignment. */
     public short get(ValueLayout.OfShort layout, long offset) {
-        checkLive();
-        Objects.checkFromIndexSize(offset, 2, length);
-        return memory.get(layout, base + offset);
+        return memory.get(layout, checked(offset, 2));
     }
 
     /** The {@code int} at {@code offset} of the message, in {@code layout}'s byte order and alignment. */
     public int get(ValueLayout.OfInt layout, long offset) {
-        checkLive();
-        Objects.checkFromIndexSize(offset, 4, length);
-        return memory.get(layout, base + offset);
+        return memory.get(layout, checked(offset, 4));
     }
 
     /** The {@code long} at {@code offset} of the message, in {@code layout}'s byte order and alignment. */
     public long get(ValueLayout.OfLong layout, long offset) {
-        checkLive();
-        Objects.checkFromIndexSize(offset, 8, length);
-        return memory.get(layout, base + offset);
+        return memory.get(layout, checked(offset, 8));
     }
 
     /** Copies {@code count} message bytes from {@code offset} into {@code dst} at {@code dstOffset}. */
     public void copyTo(long offset, MemorySegment dst, long dstOffset, long count) {
-        checkLive();
-        Objects.checkFromIndexSize(offset, count, length);
-        MemorySegment.copy(memory, base + offset, dst, dstOffset, count);
+        MemorySegment.copy(memory, checked(offset, count), dst, dstOffset, count);
     }
 
     /** Copies {@code count} message bytes from {@code offset} into {@code dst} at {@code dstIndex}. */
     public void copyTo(long offset, byte[] dst, int dstIndex, int count) {
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, checked(offset, count), dst, dstIndex, count);
+    }
+
+    /** Where {@code size} message bytes from {@code offset} sit in {@link #memory}, after checking access and bounds. */
+    private long checked(long offset, long size) {
         checkLive();
-        Objects.checkFromIndexSize(offset, count, length);
-        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, base + offset, dst, dstIndex, count);
+        Objects.checkFromIndexSize(offset, size, length);
+        return base + offset;
     }
 
     /** Copies {@code bytes} in and sets the length to match. */
