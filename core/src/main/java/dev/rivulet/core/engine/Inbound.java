@@ -7,6 +7,8 @@ import dev.rivulet.core.credit.CreditLedger;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.internal.BufferLending;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.metrics.TransportMetrics;
@@ -35,6 +37,8 @@ final class Inbound {
     private final CreditLedger ledger;
     private final CreditGate gate;
     private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
+    /** The views messages are lent as: one set per endpoint, whichever subscriber comes and goes. */
+    private final BufferLending lending = Internals.memory().newLending();
     /** Lends or queues each record of a coalesced frame, in order. */
     private final BatchFraming.RecordSink unpacker = this::unpackRecord;
     /** The coalesced frame being unpacked. */
@@ -76,7 +80,7 @@ final class Inbound {
             metrics.bytesReceived(payload.length());
             if (canDeliverNow()) {
                 try {
-                    receiver.next(payload, 0, payload.length());
+                    receiver.next(lending, payload, 0, payload.length());
                 } finally {
                     payload.release();
                 }
@@ -104,7 +108,7 @@ final class Inbound {
 
     private void unpackRecord(MemorySegment frameMemory, long offset, int length) {
         if (canDeliverNow()) {
-            receiver.next(frame, offset, length);
+            receiver.next(lending, frame, offset, length);
             return;
         }
         Buffer b = memory.allocate(length);
@@ -144,7 +148,7 @@ final class Inbound {
         while (r.demand > 0 && !undelivered.isEmpty()) {
             Buffer b = undelivered.pollFirst();
             try {
-                r.next(b, 0, b.length());
+                r.next(lending, b, 0, b.length());
             } finally {
                 b.release();
             }

@@ -1,7 +1,6 @@
 package dev.rivulet.core.engine;
 
 import dev.rivulet.core.internal.BufferLending;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
@@ -52,7 +51,6 @@ final class ReceiveFlux extends Flux<Buffer> {
 
         private final EndpointEngine engine;
         private final CoreSubscriber<? super Buffer> actual;
-        private final BufferLending lending = Internals.memory().newLending();
         /**
          * The progress thread while it is inside {@code onNext}, else null. A plain field: only that thread writes
          * it, so no other thread can ever read its own {@code Thread} from it, stale or not.
@@ -138,10 +136,10 @@ final class ReceiveFlux extends Flux<Buffer> {
         }
 
         /**
-         * Lends {@code length} bytes at {@code offset} of {@code source} for {@code onNext}, using one unit of demand;
-         * {@code source} stays the caller's to release.
+         * Lends {@code length} bytes at {@code offset} of {@code source} through {@code lending} for {@code onNext},
+         * using one unit of demand; {@code source} stays the caller's to release.
          */
-        void next(Buffer source, long offset, int length) {
+        void next(BufferLending lending, Buffer source, long offset, int length) {
             demand--;
             if (done || cancelled) {
                 return;

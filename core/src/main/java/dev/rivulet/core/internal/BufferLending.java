@@ -5,7 +5,7 @@ import dev.rivulet.core.memory.Buffer;
 /**
  * How a receiver hands out messages without copying them: each message is lent as a view onto the memory it sits
  * in, for one {@code onNext}, on the calling thread (see {@link Buffer}'s class comment for what the subscriber may
- * do with it). One lender per receiver, used by one thread at a time.
+ * do with it). One lender per endpoint, used by its progress thread.
  */
 public interface BufferLending {
 

@@ -4,7 +4,7 @@ import dev.rivulet.core.internal.BufferLending;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The view objects one receiver lends, reused in the order they were lent over a ring of {@value #SIZE}: a
+ * The view objects one endpoint's receive side lends, reused in the order they were lent over a ring of {@value #SIZE}: a
  * reference kept past its {@code onNext} meets the same object again only after that many later messages, and
  * meanwhile fails on its released state (see {@link Buffer}). Views are created on first use, so a receiver that
  * sees few messages holds few. A view the subscriber retained has become its buffer and leaves the ring; with
