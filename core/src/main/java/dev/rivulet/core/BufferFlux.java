@@ -14,10 +14,14 @@ import java.nio.charset.StandardCharsets;
  * Received messages, as {@link Endpoint#receive()} emits them: each {@link Buffer} is <em>lent</em> for the duration
  * of {@code onNext} and released by Rivulet when {@code onNext} returns, as Reactor Netty does with its
  * {@code ByteBuf}s. Whatever ordinary operators do with a lent buffer (filter it out, drop it after {@code take},
- * time out, cancel, fail) it goes back to its pool.
+ * time out, cancel, fail) it goes back to its pool. A lent buffer is a view onto the memory the message arrived in,
+ * usable only on the thread that called {@code onNext} and only until it returns: kept past that without
+ * {@code retain()}, every access fails with {@link dev.rivulet.core.error.InvalidMemoryException} (see
+ * {@link Buffer}).
  *
  * <p>To keep a buffer past {@code onNext} (behind {@code publishOn}, in a window, a list, an asynchronous
- * {@code flatMap}, or to send it on) take a reference first with {@link #retain()}: the buffers it emits are the
+ * {@code flatMap}, or to send it on) take a reference first with {@link #retain()} (this copies a message that
+ * shares its memory with others; the receive path copies nothing otherwise): the buffers it emits are the
  * subscriber's to release, and operators that queue them should be followed by
  * {@code doOnDiscard(Buffer.class, Buffer::release)} so that a cancelled queue gives them back. For plain values,
  * {@link #asByteArray()} and {@link #asString()} copy the bytes out and need no release at all.

@@ -99,10 +99,12 @@ public interface Endpoint extends Disposable {
     Mono<Void> send(Publisher<Buffer> buffers);
 
     /**
-     * Messages from the peer. Each {@link Buffer} is lent for the duration of {@code onNext} and released when it
-     * returns, whatever operators do with it; {@link BufferFlux#retain()} keeps buffers past {@code onNext} (the
-     * subscriber then releases them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them
-     * out. Demand of {@code n} posts up to {@code n} receive buffers (at most the receive queue depth) and grants the
+     * Messages from the peer. Each {@link Buffer} is lent: a view onto the memory the message arrived in, valid on
+     * the thread that calls {@code onNext} until {@code onNext} returns, whatever operators do with it. Used on
+     * another thread, or after its {@code onNext}, it fails with
+     * {@link dev.rivulet.core.error.InvalidMemoryException} (see {@link Buffer} for the one case only paranoid leak
+     * detection finds). {@link BufferFlux#retain()} keeps buffers past {@code onNext} (the subscriber then releases
+     * them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them out. Demand of {@code n} posts up to {@code n} receive buffers (at most the receive queue depth) and grants the
      * peer that many credits, so a slow subscriber slows the sender. One subscriber at a time; a later subscriber gets
      * messages that arrived after the previous one cancelled. Completes when the peer closes the endpoint
      * gracefully.

@@ -8,6 +8,7 @@ import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
+import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.local.LocalOptions;
@@ -37,6 +38,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The examples of {@code docs/api-by-example.md}, compiled and run: each is a region of this file between
@@ -155,6 +157,29 @@ class ApiByExampleTest {
         // snippet:end
         assertThat(bytes.get()).isPositive();
         assertThat(kept.get()).isPositive();
+    }
+
+    @Test
+    void lentBufferReadInPlaceAndRefusedAfterOnNext() {
+        echoServer("local://in-place");
+        ep = RivuletClient.create().runOn(transport).remoteAddress("local://in-place").connectNow();
+        Endpoint ep = this.ep;
+        AtomicLong sum = new AtomicLong();
+        ep.send(Flux.range(0, 1_000).map(i -> {
+            Buffer b = ep.memory().allocate(8);
+            b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+            return b;
+        })).subscribe();
+        // snippet:begin receive-in-place
+        Buffer last = ep.receive()
+                .take(1_000)
+                .doOnNext(b -> sum.addAndGet(b.get(ValueLayout.JAVA_LONG_UNALIGNED, 0))) // in place: no copy
+                .blockLast();                                   // kept without retain(): a mistake
+        // last.get(...), last.segment(), last.toArray() now throw InvalidMemoryException
+        // snippet:end
+        assertThat(sum.get()).isEqualTo(999L * 1_000 / 2);
+        assertThatThrownBy(() -> last.get(ValueLayout.JAVA_LONG_UNALIGNED, 0))
+                .isInstanceOf(InvalidMemoryException.class);
     }
 
     @Test

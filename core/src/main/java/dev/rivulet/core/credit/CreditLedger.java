@@ -54,10 +54,20 @@ public final class CreditLedger {
      * How many more receive slots to post (hence credits to grant) for a subscriber that asked for {@code demand}
      * more messages while {@code undelivered} are already here: the receive depth and the wire's own limit
      * ({@code wireWindow}) bound what is outstanding, and what already arrived counts against the demand.
+     *
+     * <p>Slots go in batches of at least a quarter of that bound while the peer still holds credits or messages
+     * wait here, so a stream consumed one message at a time posts receives and grants credits once per batch, not
+     * once per message. With nothing outstanding and nothing waiting the peer could be stalled, so then whatever is
+     * wanted goes at once (a subscriber asking for one message at a time is never kept waiting).
      */
     public int slotsToGrant(long demand, int wireWindow, int undelivered) {
-        long want = Math.min(Math.min(demand, receiveDepth), wireWindow) - outstanding() - undelivered;
-        return want > 0 ? (int) want : 0;
+        long bound = Math.min(Math.min(demand, receiveDepth), wireWindow);
+        long held = outstanding() + undelivered;
+        long want = bound - held;
+        if (want <= 0 || held > 0 && want < Math.max(1, bound / 4)) {
+            return 0;
+        }
+        return (int) want;
     }
 
     /** {@code n} more receive slots were posted: the peer may send {@code n} more messages, once told. */
@@ -75,13 +85,14 @@ public final class CreditLedger {
 
     /**
      * The credits a standalone {@link ControlWord#CREDIT} word should announce now, or 0 when they had better wait
-     * for a data word to ride on. While the peer still holds three quarters of a window of announced credits it is
-     * not starved: letting the grant grow spares a standalone word per cycle (which would double the messages of a
-     * ping-pong). Below that a one-way stream would soon wait for credits a round trip away, so they go now, a
-     * quarter window at a time. Small windows ({@code limitRate}) never reach the threshold and are granted at once.
+     * for a data word to ride on. While the peer still holds more than three quarters of a window of announced
+     * credits it is not starved: letting the grant grow spares a standalone word per cycle (which would double the
+     * messages of a ping-pong). From there a one-way stream would soon wait for credits a round trip away, so they
+     * go now, a quarter window at a time ({@link #slotsToGrant} grants them so: each batch is announced as it is
+     * granted). Small windows ({@code limitRate}) never reach the threshold and are granted at once.
      */
     public long standaloneGrant() {
-        if (owed == 0 || outstanding() - owed >= Math.max(2, receiveDepth - receiveDepth / 4)) {
+        if (owed == 0 || outstanding() - owed > Math.max(2, receiveDepth - receiveDepth / 4)) {
             return 0;
         }
         return Math.min(owed, ControlWord.MAX_CREDITS);

@@ -7,9 +7,12 @@ import dev.rivulet.core.credit.CreditLedger;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.internal.BufferLending;
+import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.metrics.TransportMetrics;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -19,6 +22,11 @@ import java.util.ArrayDeque;
  * the {@code receive()} subscriber, and the subscriber's demand becomes receive slots, hence credits for the peer
  * ({@link CreditLedger#slotsToGrant}). Messages already credited outlive a subscriber that cancels: they are kept
  * for the next one. Progress thread only.
+ *
+ * <p>A message that arrives while the subscriber has demand and nothing waits before it is lent where it sits (a
+ * record of a coalesced frame inside the frame, a whole message in its receive buffer): no copy unless the
+ * subscriber retains it. Only a record that must wait is copied into a buffer of its own, since its frame goes back
+ * to the pool when the frame has been handled.
  */
 final class Inbound {
 
@@ -29,9 +37,13 @@ final class Inbound {
     private final CreditLedger ledger;
     private final CreditGate gate;
     private final ArrayDeque<Buffer> undelivered = new ArrayDeque<>();
-    /** Copies each record of a coalesced frame into a buffer of its own, in order. */
+    /** The views messages are lent as: one set per endpoint, whichever subscriber comes and goes. */
+    private final BufferLending lending = Internals.memory().newLending();
+    /** Lends or queues each record of a coalesced frame, in order. */
     private final BatchFraming.RecordSink unpacker = this::unpackRecord;
-    private ReceiveFlux.Receiver receiver;
+    /** The coalesced frame being unpacked. */
+    private @Nullable Buffer frame;
+    private ReceiveFlux.@Nullable Receiver receiver;
 
     Inbound(EndpointEngine engine, Wire wire, MemoryDomain memory, TransportMetrics metrics, CreditLedger ledger) {
         this.engine = engine;
@@ -66,18 +78,41 @@ final class Inbound {
         }
         if (type == ControlWord.DATA) {
             metrics.bytesReceived(payload.length());
-            undelivered.addLast(payload);
+            if (canDeliverNow()) {
+                try {
+                    receiver.next(lending, payload, 0, payload.length());
+                } finally {
+                    payload.release();
+                }
+            } else {
+                undelivered.addLast(payload);
+            }
         } else {
             metrics.bytesReceived(payload.length() - (long) n * BatchFraming.RECORD_HEADER);
-            BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
-            payload.release();
+            frame = payload;
+            try {
+                BatchFraming.unpack(payload.capacitySegment(), payload.length(), unpacker);
+            } finally {
+                frame = null;
+                payload.release();
+            }
         }
         serviceReceiver();
     }
 
-    private void unpackRecord(MemorySegment frame, long offset, int length) {
+    /** Whether a message arriving now goes straight to the subscriber: it wants one and none waits before it. */
+    private boolean canDeliverNow() {
+        ReceiveFlux.Receiver r = receiver;
+        return r != null && undelivered.isEmpty() && r.wantsMore();
+    }
+
+    private void unpackRecord(MemorySegment frameMemory, long offset, int length) {
+        if (canDeliverNow()) {
+            receiver.next(lending, frame, offset, length);
+            return;
+        }
         Buffer b = memory.allocate(length);
-        MemorySegment.copy(frame, offset, b.capacitySegment(), 0, length);
+        MemorySegment.copy(frameMemory, offset, b.capacitySegment(), 0, length);
         undelivered.addLast(b);
     }
 
@@ -111,8 +146,12 @@ final class Inbound {
         }
         r.collectDemand();
         while (r.demand > 0 && !undelivered.isEmpty()) {
-            r.demand--;
-            r.next(undelivered.pollFirst());
+            Buffer b = undelivered.pollFirst();
+            try {
+                r.next(lending, b, 0, b.length());
+            } finally {
+                b.release();
+            }
             if (r.isCancelled()) {
                 detachCancelled();
                 return;

@@ -1,8 +1,8 @@
 package dev.rivulet.core.engine;
 
-import dev.rivulet.core.internal.Internals;
-import dev.rivulet.core.internal.MemoryAccess;
+import dev.rivulet.core.internal.BufferLending;
 import dev.rivulet.core.memory.Buffer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
@@ -12,13 +12,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code receive()}: the subscriber's demand travels to the progress loop, which turns it into posted receives and
- * credits for the peer ({@link Inbound#serviceReceiver()}). Signals are emitted on the progress thread, and
- * each buffer is lent for the duration of {@code onNext}: it is released when {@code onNext} returns (the subscriber
- * keeps it by retaining it), so no operator downstream can leak it.
+ * credits for the peer ({@link Inbound#serviceReceiver()}). Signals are emitted on the progress thread, and each
+ * message is lent for the duration of {@code onNext} as a view onto the memory it sits in ({@link BufferLending}):
+ * unusable once {@code onNext} returns unless the subscriber retained it, so no operator downstream can leak it.
  */
 final class ReceiveFlux extends Flux<Buffer> {
-
-    private static final MemoryAccess LENDING = Internals.memory();
 
     private final EndpointEngine engine;
 
@@ -44,11 +42,20 @@ final class ReceiveFlux extends Flux<Buffer> {
         }
     }
 
-    /** The subscription. {@code demand} is progress-thread state; {@code requested} is how it gets there. */
+    /**
+     * The subscription. {@code demand} is progress-thread state; {@code requested} is how it gets there from other
+     * threads, while a request made from inside {@code onNext} (Reactor's operators replenish there) adds to
+     * {@code demand} directly: no atomic operation and no task per message.
+     */
     static final class Receiver implements org.reactivestreams.Subscription {
 
         private final EndpointEngine engine;
         private final CoreSubscriber<? super Buffer> actual;
+        /**
+         * The progress thread while it is inside {@code onNext}, else null. A plain field: only that thread writes
+         * it, so no other thread can ever read its own {@code Thread} from it, stale or not.
+         */
+        private @Nullable Thread delivering;
         private final AtomicLong requested = new AtomicLong();
         private final AtomicBoolean scheduled = new AtomicBoolean();
         private final Runnable service;
@@ -77,6 +84,10 @@ final class ReceiveFlux extends Flux<Buffer> {
 
         @Override
         public void request(long n) {
+            if (n > 0 && delivering == Thread.currentThread()) {
+                demand = Operators.addCap(demand, n);
+                return;
+            }
             if (n <= 0) {
                 badRequest = true;
             } else {
@@ -107,22 +118,39 @@ final class ReceiveFlux extends Flux<Buffer> {
 
         /** Moves newly requested demand into {@link #demand} (progress thread). */
         void collectDemand() {
+            if (requested.get() == 0) {
+                return; // the common case on every arrival: no read-modify-write for nothing
+            }
             long r = requested.getAndSet(0);
             if (r > 0) {
                 demand = demand + r < 0 ? Long.MAX_VALUE : demand + r;
             }
         }
 
-        void next(Buffer b) {
+        /** Whether there is demand for a message now (progress thread). */
+        boolean wantsMore() {
+            if (demand == 0) {
+                collectDemand();
+            }
+            return demand > 0 && !cancelled;
+        }
+
+        /**
+         * Lends {@code length} bytes at {@code offset} of {@code source} through {@code lending} for {@code onNext},
+         * using one unit of demand; {@code source} stays the caller's to release.
+         */
+        void next(BufferLending lending, Buffer source, long offset, int length) {
+            demand--;
             if (done || cancelled) {
-                b.release();
                 return;
             }
-            long token = LENDING.allocationToken(b);
+            Buffer view = lending.lend(source, offset, length);
+            delivering = Thread.currentThread();
             try {
-                actual.onNext(b);
+                actual.onNext(view);
             } finally {
-                if (!LENDING.releaseIfStill(b, token)) {
+                delivering = null;
+                if (!lending.giveBack(view)) {
                     engine.lentBufferReleasedBySubscriber();
                 }
             }

@@ -58,12 +58,6 @@ public interface MemoryAccess {
     /** The provider's local descriptor of a region ({@code fi_mr_desc}), or {@link MemorySegment#NULL}. */
     MemorySegment descriptor(MemoryRegion region);
 
-    /** A token for the buffer's current allocation (see {@link #releaseIfStill}). */
-    long allocationToken(Buffer b);
-
-    /**
-     * Drops the reference a lender kept while the buffer was lent out, unless the borrower released it already or
-     * the object now stands for a later allocation; false then.
-     */
-    boolean releaseIfStill(Buffer b, long token);
+    /** A new lender of views for one receiver ({@link BufferLending}). */
+    BufferLending newLending();
 }

@@ -16,7 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * paranoid) turns it on from the command line.
  *
  * <p>Independent of the detector, every pool keeps an exact count of outstanding buffers
- * ({@link BufferPool#outstanding()}), and every buffer refuses access to its bytes once released.
+ * ({@link BufferPool#outstanding()}), every buffer refuses access to its bytes once released, and a buffer lent by
+ * {@code receive()} refuses access from any thread but the one it was lent to and after its {@code onNext} (see
+ * {@link Buffer}).
  */
 public final class LeakDetector {
 
@@ -27,8 +29,9 @@ public final class LeakDetector {
         /** Records where each unreleased buffer was allocated. */
         SIMPLE,
         /**
-         * As {@link #SIMPLE}, and pools never reuse a released buffer's object, so a reference kept past release
-         * fails on every use instead of silently reading a later message that reused the object.
+         * As {@link #SIMPLE}, and pools never reuse a released buffer's object, nor receivers a lent buffer's, so a
+         * reference kept past release fails on every use instead of silently reading a later message that reused
+         * the object.
          */
         PARANOID
     }

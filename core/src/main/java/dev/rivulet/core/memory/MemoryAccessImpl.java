@@ -1,5 +1,6 @@
 package dev.rivulet.core.memory;
 
+import dev.rivulet.core.internal.BufferLending;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import org.jspecify.annotations.Nullable;
@@ -77,12 +78,7 @@ final class MemoryAccessImpl implements MemoryAccess {
     }
 
     @Override
-    public long allocationToken(Buffer b) {
-        return b.allocationToken();
-    }
-
-    @Override
-    public boolean releaseIfStill(Buffer b, long token) {
-        return b.releaseIfStill(token);
+    public BufferLending newLending() {
+        return new LendingRing();
     }
 }

@@ -3,8 +3,6 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.RemoteAccessException;
-import dev.rivulet.core.internal.Internals;
-import dev.rivulet.core.internal.MemoryAccess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -273,22 +271,6 @@ class MemoryDomainTest {
         } finally {
             LeakDetector.disable();
         }
-    }
-
-    @Test
-    void aLenderReleasesOnlyTheAllocationItLent() {
-        MemoryAccess lending = Internals.memory();
-        Buffer b = domain.allocate(16);
-        long token = lending.allocationToken(b);
-        b.retain(); // the borrower keeps it
-        assertThat(lending.releaseIfStill(b, token)).isTrue();
-        assertThat(b.refCnt()).isEqualTo(1);
-        b.release(); // the borrower is done: the buffer goes back to the pool and is handed out again
-        Buffer next = domain.allocate(16);
-        assertThat(lending.releaseIfStill(b, token)).as("a later allocation of the same object is not touched")
-                .isFalse();
-        assertThat(next.refCnt()).isEqualTo(1);
-        next.release();
     }
 
     @Test
