@@ -99,6 +99,26 @@ public interface Endpoint extends Disposable {
     Mono<Void> send(Publisher<Buffer> buffers);
 
     /**
+     * Streams messages written in place: each item of {@code items} is one message, which {@code encoder} writes
+     * straight into its final place in the outgoing frame (a {@link MessageClaim} of {@code maxMessageSize} bytes)
+     * on the progress thread, so a message costs no buffer of its own and is written once. Transports that coalesce
+     * small messages pack as many encoded messages into one frame as the peer's credits and the frame allow;
+     * the others send each from a pooled buffer the encoder writes into.
+     *
+     * <p>Backpressure as with {@link #send(Publisher)}: items are requested in batches, only as far as credits and
+     * send slots let messages leave. Completes after the last message completed; an encoder that throws ends the
+     * {@code Mono} with what it threw, cancelling upstream (the messages encoded before it are sent and the endpoint
+     * stays open); cancelling stops requesting and drops the items not yet encoded. Messages of this stream are
+     * ordered among themselves; operations issued on the endpoint meanwhile may go before items that had not been
+     * encoded yet.
+     *
+     * @param maxMessageSize the most bytes one message may take, at most {@link Capabilities#maxMessageSize()} (a
+     *                       larger value fails the {@code Mono} with {@code MessageTooLargeException}); keep it close
+     *                       to the largest message, as each frame keeps that much room free for the next one
+     */
+    <T> Mono<Void> send(Publisher<T> items, int maxMessageSize, MessageEncoder<? super T> encoder);
+
+    /**
      * Messages from the peer. Each {@link Buffer} is lent for the duration of {@code onNext} and released when it
      * returns, whatever operators do with it; {@link BufferFlux#retain()} keeps buffers past {@code onNext} (the
      * subscriber then releases them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them

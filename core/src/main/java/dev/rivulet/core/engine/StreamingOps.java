@@ -31,14 +31,13 @@ import java.util.function.Function;
  */
 abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Sink {
 
-    /** The cold {@code Mono} a caller holds. */
-    static final class StreamMono<T> extends Mono<Void> {
+    /** The cold {@code Mono} a caller holds, for this and for {@link ClaimedSends}. */
+    static final class StreamMono<T, S extends CoreSubscriber<T> & Subscription> extends Mono<Void> {
         private final EndpointEngine engine;
         private final Publisher<T> source;
-        private final Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver;
+        private final Function<CoreSubscriber<? super Void>, S> driver;
 
-        StreamMono(EndpointEngine engine, Publisher<T> source,
-                   Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver) {
+        StreamMono(EndpointEngine engine, Publisher<T> source, Function<CoreSubscriber<? super Void>, S> driver) {
             this.engine = engine;
             this.source = source;
             this.driver = driver;
@@ -51,7 +50,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
                 Operators.error(actual, engine.refusedWhileClosing());
                 return;
             }
-            StreamingOps<T> s = driver.apply(actual);
+            S s = driver.apply(actual);
             engine.streamStarted();
             actual.onSubscribe(s);
             source.subscribe(s);
