@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
 final class Carriers {
 
     /** Largest message worth coalescing: beyond this a copy costs more than the send it saves. */
-    private static final int COALESCE_LIMIT = 1024;
+    static final int COALESCE_LIMIT = 1024;
     /** Messages one frame carries at most. */
     private static final int MAX_BATCH = 256;
 

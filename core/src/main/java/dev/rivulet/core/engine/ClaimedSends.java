@@ -202,8 +202,8 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
 
     /**
      * The next frame: the parked one, else as many queued items as fit encoded into a pooled buffer, each message a
-     * record of a {@code BATCH} frame where the wire coalesces ({@code maxBatchBytes} holds a record of
-     * {@code maxMessageSize}), else one message as it is. At most {@code credits} messages. Null when nothing is
+     * record of a {@code BATCH} frame where the wire coalesces and messages are small ({@code maxMessageSize} at most
+     * the coalescing limit, and a record of it fits {@code maxBatchBytes}), else one message as it is. At most {@code credits} messages. Null when nothing is
      * queued, when the pool has no buffer right now, or when the first item's encoder failed.
      */
     @Nullable Op encodeFrame(int maxBatchBytes, long credits, MemoryDomain memory) {
@@ -215,7 +215,10 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
         if (stopped() || items.isEmpty()) {
             return null;
         }
-        boolean coalesce = maxBatchBytes >= BatchFraming.recordSize(maxMessageSize);
+        // Larger messages go one by one, as with send(Publisher<Buffer>): the receiver copies each record out of a
+        // frame, and beyond this size that copy costs more than the send a frame saves.
+        boolean coalesce = maxMessageSize <= Carriers.COALESCE_LIMIT
+                && maxBatchBytes >= BatchFraming.recordSize(maxMessageSize);
         Buffer buffer = memory.buffers().tryAllocate(coalesce ? maxBatchBytes : maxMessageSize);
         if (buffer == null) {
             return null;

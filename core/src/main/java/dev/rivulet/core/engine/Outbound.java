@@ -37,6 +37,11 @@ final class Outbound {
     private final CreditLedger ledger;
     private final int sendDepth;
     private final int maxBatchBytes;
+    /**
+     * Messages one claimed frame carries at most: a quarter of the receive depth, so that while the peer takes one
+     * frame the next is on its way and the credits it returns arrive before the window runs dry.
+     */
+    private final int claimedPerFrame;
     private final Carriers carriers;
     private final OpFifo pending = new OpFifo();
     private int inFlight;
@@ -58,6 +63,7 @@ final class Outbound {
         this.ledger = ledger;
         this.sendDepth = wire.capabilities().sendQueueDepth();
         this.maxBatchBytes = wire.maxBatchBytes();
+        this.claimedPerFrame = Math.max(1, wire.capabilities().receiveQueueDepth() / 4);
         this.carriers = new Carriers(engine);
     }
 
@@ -258,7 +264,7 @@ final class Outbound {
      * answer. A frame the wire refused is kept by the stream and posted first next time.
      */
     private int postClaimed(ClaimedSends<?> stream) {
-        Op frame = stream.encodeFrame(maxBatchBytes, ledger.window(), memory);
+        Op frame = stream.encodeFrame(maxBatchBytes, Math.min(ledger.window(), claimedPerFrame), memory);
         if (frame == null) {
             return stream.hasItems() ? Wire.NO_RESOURCE : -1;
         }
