@@ -93,8 +93,10 @@ public interface Endpoint extends Disposable {
     }
 
     /**
-     * Streams messages: requests from {@code buffers} only as many as there are free send slots and one more per
-     * completion. Completes after the last message completed; fails (cancelling upstream) on the first failure.
+     * Streams messages: requests from {@code buffers} only as many as there are free send slots, and as many more as
+     * completed, in batches of a quarter of the send prefetch. Completes after the last message completed; fails
+     * (cancelling upstream) on the first failure. Where messages are made from application objects,
+     * {@link #send(Publisher, int, MessageEncoder)} writes them in place instead, with no buffer per message.
      */
     Mono<Void> send(Publisher<Buffer> buffers);
 

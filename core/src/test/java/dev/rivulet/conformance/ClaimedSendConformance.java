@@ -72,13 +72,14 @@ public abstract class ClaimedSendConformance extends LifecycleConformance {
 
     @Test
     void claimedMessagesArriveWholeAndInOrder() {
-        long n = 100_000;
+        long n = 20_000; // as many as messagesArriveInOrderUnderLoad: the slowest providers take that long
+        long held = client().memory().buffers().outstanding(); // what the wire keeps posted for its own receives
         Mono<Void> send = client().send(upTo(n), MAX, SEQUENCE);
         StepVerifier.create(expectClaimed(n).zipWith(send.thenReturn(true), (c, s) -> c))
                 .expectNext(n)
                 .expectComplete()
-                .verify(TIMEOUT.multipliedBy(3));
-        awaitTrue(() -> client().memory().buffers().outstanding() == 0, "every frame buffer back in the pool");
+                .verify(TIMEOUT);
+        awaitTrue(() -> client().memory().buffers().outstanding() <= held, "every frame buffer back in the pool");
     }
 
     @Test

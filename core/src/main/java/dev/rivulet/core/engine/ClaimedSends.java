@@ -100,6 +100,9 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
     public void onSubscribe(Subscription s) {
         if (Operators.validate(upstream, s)) {
             upstream = s;
+            if (cancelled) {
+                s.cancel(); // cancelled before upstream came: the stream still joins, only to end at once
+            }
             engine.claimedStreams().start(this);
         }
     }

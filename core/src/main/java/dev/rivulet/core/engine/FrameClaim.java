@@ -94,7 +94,7 @@ final class FrameClaim implements MessageClaim {
 
     @Override
     public MemorySegment segment() {
-        if (limit == 0 && capacity > 0) {
+        if (frame == MemorySegment.NULL) {
             throw new IllegalStateException("a claim is valid only while its encoder runs");
         }
         return frame.asSlice(base, limit);

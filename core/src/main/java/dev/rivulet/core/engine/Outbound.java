@@ -247,11 +247,7 @@ final class Outbound {
         if (rc == Wire.DONE) {
             completeCarrier(carrier, null);
         } else {
-            inFlight++;
-            sendsInFlight += n;
-            if (sendsInFlight > maxSendsInFlight) {
-                maxSendsInFlight = sendsInFlight;
-            }
+            framePosted(n);
         }
         return rc;
     }
@@ -294,13 +290,18 @@ final class Outbound {
         if (rc == Wire.DONE) {
             finish(frame, true, 0, null);
         } else {
-            inFlight++;
-            sendsInFlight += n;
-            if (sendsInFlight > maxSendsInFlight) {
-                maxSendsInFlight = sendsInFlight;
-            }
+            framePosted(n);
         }
         return rc;
+    }
+
+    /** A frame carrying {@code messages} sends is posted and takes one slot until its completion. */
+    private void framePosted(int messages) {
+        inFlight++;
+        sendsInFlight += messages;
+        if (sendsInFlight > maxSendsInFlight) {
+            maxSendsInFlight = sendsInFlight;
+        }
     }
 
     private void completeCarrier(Op carrier, Throwable error) {
