@@ -206,8 +206,9 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
     /**
      * The next frame: the parked one, else as many queued items as fit encoded into a pooled buffer, each message a
      * record of a {@code BATCH} frame where the wire coalesces and messages are small ({@code maxMessageSize} at most
-     * the coalescing limit, and a record of it fits {@code maxBatchBytes}), else one message as it is. At most {@code credits} messages. Null when nothing is
-     * queued, when the pool has no buffer right now, or when the first item's encoder failed.
+     * the coalescing limit, and a record of it fits {@code maxBatchBytes}), else one message as it is. At most
+     * {@code credits} messages. Null when nothing is queued, when the pool has no buffer right now, or when the first
+     * item's encoder failed.
      */
     @Nullable Op encodeFrame(int maxBatchBytes, long credits, MemoryDomain memory) {
         Op frame = parked;
@@ -220,9 +221,11 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
         }
         // Larger messages go one by one, as with send(Publisher<Buffer>): the receiver copies each record out of a
         // frame, and beyond this size that copy costs more than the send a frame saves.
-        boolean coalesce = maxMessageSize <= Carriers.COALESCE_LIMIT
-                && maxBatchBytes >= BatchFraming.recordSize(maxMessageSize);
-        Buffer buffer = memory.buffers().tryAllocate(coalesce ? maxBatchBytes : maxMessageSize);
+        long record = BatchFraming.recordSize(maxMessageSize);
+        boolean coalesce = maxMessageSize <= Carriers.COALESCE_LIMIT && maxBatchBytes >= record;
+        int size = coalesce ? (int) Math.min(maxBatchBytes, Math.max(1, Math.min(credits, items.size())) * record)
+                : maxMessageSize;
+        Buffer buffer = memory.buffers().tryAllocate(size);
         if (buffer == null) {
             return null;
         }
@@ -230,7 +233,7 @@ final class ClaimedSends<T> implements CoreSubscriber<T>, Subscription, Op.Sink 
         int records = 0;
         long end = 0;
         if (coalesce) {
-            long room = buffer.length() - BatchFraming.recordSize(maxMessageSize);
+            long room = size - record;
             while (records < credits && end <= room) {
                 T item = items.relaxedPoll();
                 if (item == null) {
