@@ -58,7 +58,8 @@ final class ClaimedStreams {
     /** Queues the place of every stream with items, ends those that are done; returns how many did either. */
     int pull() {
         int work = 0;
-        for (int i = active.size() - 1; i >= 0; i--) { // a stream that ends leaves the list meanwhile
+        // Backwards, as a stream that ends leaves the list meanwhile (a frame that completes at once may end others).
+        for (int i = active.size() - 1; i >= 0; i = Math.min(i, active.size()) - 1) {
             if (active.get(i).pull()) {
                 work++;
             }
@@ -73,7 +74,7 @@ final class ClaimedStreams {
 
     /** The endpoint closes: nothing more is sent, and each stream ends once its frames in flight come back. */
     void closeAll(Throwable cause) {
-        for (int i = active.size() - 1; i >= 0; i--) {
+        for (int i = active.size() - 1; i >= 0; i = Math.min(i, active.size()) - 1) {
             active.get(i).closed(cause);
         }
     }
