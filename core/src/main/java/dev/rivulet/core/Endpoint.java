@@ -93,10 +93,32 @@ public interface Endpoint extends Disposable {
     }
 
     /**
-     * Streams messages: requests from {@code buffers} only as many as there are free send slots and one more per
-     * completion. Completes after the last message completed; fails (cancelling upstream) on the first failure.
+     * Streams messages: requests from {@code buffers} only as many as there are free send slots, and as many more as
+     * completed, in batches of a quarter of the send prefetch. Completes after the last message completed; fails
+     * (cancelling upstream) on the first failure. Where messages are made from application objects,
+     * {@link #send(Publisher, int, MessageEncoder)} writes them in place instead, with no buffer per message.
      */
     Mono<Void> send(Publisher<Buffer> buffers);
+
+    /**
+     * Streams messages written in place: each item of {@code items} is one message, which {@code encoder} writes
+     * straight into its final place in the outgoing frame (a {@link MessageClaim} of {@code maxMessageSize} bytes)
+     * on the progress thread, so a message costs no buffer of its own and is written once. Transports that coalesce
+     * small messages pack as many encoded messages into one frame as the peer's credits and the frame allow;
+     * the others send each from a pooled buffer the encoder writes into.
+     *
+     * <p>Backpressure as with {@link #send(Publisher)}: items are requested in batches, only as far as credits and
+     * send slots let messages leave. Completes after the last message completed; an encoder that throws ends the
+     * {@code Mono} with what it threw, cancelling upstream (the messages encoded before it are sent and the endpoint
+     * stays open); cancelling stops requesting and drops the items not yet encoded. Messages of this stream are
+     * ordered among themselves; operations issued on the endpoint meanwhile may go before items that had not been
+     * encoded yet.
+     *
+     * @param maxMessageSize the most bytes one message may take, at most {@link Capabilities#maxMessageSize()} (a
+     *                       larger value fails the {@code Mono} with {@code MessageTooLargeException}); keep it close
+     *                       to the largest message, as each frame keeps that much room free for the next one
+     */
+    <T> Mono<Void> send(Publisher<T> items, int maxMessageSize, MessageEncoder<? super T> encoder);
 
     /**
      * Messages from the peer. Each {@link Buffer} is lent: a view onto the memory the message arrived in, valid on
@@ -104,8 +126,8 @@ public interface Endpoint extends Disposable {
      * another thread, or after its {@code onNext}, it fails with
      * {@link dev.rivulet.core.error.InvalidMemoryException} (see {@link Buffer} for the one case only paranoid leak
      * detection finds). {@link BufferFlux#retain()} keeps buffers past {@code onNext} (the subscriber then releases
-     * them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them out. Demand of {@code n} posts up to {@code n} receive buffers (at most the receive queue depth) and grants the
-     * peer that many credits, so a slow subscriber slows the sender. One subscriber at a time; a later subscriber gets
+     * them), {@link BufferFlux#asByteArray()} and {@link BufferFlux#asString()} copy them out. Demand of {@code n}
+     * posts up to {@code n} receive buffers (at most the receive queue depth) and grants the peer that many credits, so a slow subscriber slows the sender. One subscriber at a time; a later subscriber gets
      * messages that arrived after the previous one cancelled. Completes when the peer closes the endpoint
      * gracefully.
      */

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * address that says nothing about where the owner's memory lies, narrowed by slices exactly as before; on every
  * transport, an address aligned as the memory it names, so an atomic's alignment is decided alike at both ends.
  */
-public abstract class GrantHandleConformance extends LifecycleConformance {
+public abstract class GrantHandleConformance extends ClaimedSendConformance {
 
     @Test
     void aHandleTellsItsGranteeNothingOfWhereTheOwnersMemoryLies() {

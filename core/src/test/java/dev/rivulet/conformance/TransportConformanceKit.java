@@ -55,7 +55,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The contract every Rivulet transport passes unchanged. A backend's test extends this class and says how to open
  * its transport and what address to bind; everything else here is transport-neutral. The tests are spread over the
- * class and its parents ({@link GrantHandleConformance}: what a grant's handle names; {@link LifecycleConformance}:
+ * class and its parents ({@link GrantHandleConformance}: what a grant's handle names; {@link ClaimedSendConformance}:
+ * sends written in place; {@link LifecycleConformance}:
  * receive under Reactor operators, shutdown, completion meanings; {@link LoopFaultConformance}: what a
  * {@code Throwable} on a progress loop ends); the harness is {@link ConformanceBase}.
  *

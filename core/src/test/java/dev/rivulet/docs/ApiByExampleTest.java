@@ -125,6 +125,27 @@ class ApiByExampleTest {
         assertThat(echoed.zipWith(sent.thenReturn(1), (n, x) -> n).block(TIMEOUT)).isEqualTo(10_000);
     }
 
+    /** A price tick, as an application would stream it. */
+    record Tick(long instrument, double price) {
+    }
+
+    @Test
+    void claimedSendEncodesInPlace() {
+        echoServer("local://claimed");
+        ep = RivuletClient.create().runOn(transport).remoteAddress("local://claimed").connectNow();
+        Endpoint ep = this.ep;
+        Mono<Long> echoed = ep.receive().take(10_000).count();
+        // snippet:begin claimed-send
+        Flux<Tick> ticks = Flux.range(0, 10_000).map(i -> new Tick(i, 100.0 + i));
+        Mono<Void> sent = ep.send(ticks, 16, (tick, claim) -> {  // at most 16 bytes a message
+            claim.putLong(0, tick.instrument())                  // written once, in the outgoing frame
+                    .putDouble(8, tick.price());
+            return 16;                                           // the message's length
+        });
+        // snippet:end
+        assertThat(echoed.zipWith(sent.thenReturn(1), (n, x) -> n).block(TIMEOUT)).isEqualTo(10_000);
+    }
+
     @Test
     void receiveLentAndRetained() {
         echoServer("local://lent");

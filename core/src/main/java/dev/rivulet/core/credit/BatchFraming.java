@@ -32,13 +32,21 @@ public final class BatchFraming {
     }
 
     /**
+     * Writes the header of a record whose {@code length} bytes were written in place after it, at {@code offset} of
+     * {@code frame}; returns the offset after the record.
+     */
+    public static long putHeader(MemorySegment frame, long offset, int length) {
+        frame.set(LENGTH, offset, length);
+        return offset + RECORD_HEADER + length;
+    }
+
+    /**
      * Writes the first {@code length} bytes of {@code message} as one record at {@code offset} of {@code frame};
      * returns the offset after it.
      */
     public static long pack(MemorySegment frame, long offset, MemorySegment message, int length) {
-        frame.set(LENGTH, offset, length);
         MemorySegment.copy(message, 0, frame, offset + RECORD_HEADER, length);
-        return offset + RECORD_HEADER + length;
+        return putHeader(frame, offset, length);
     }
 
     /**

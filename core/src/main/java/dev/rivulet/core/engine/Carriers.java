@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
 final class Carriers {
 
     /** Largest message worth coalescing: beyond this a copy costs more than the send it saves. */
-    private static final int COALESCE_LIMIT = 1024;
+    static final int COALESCE_LIMIT = 1024;
     /** Messages one frame carries at most. */
     private static final int MAX_BATCH = 256;
 
@@ -38,7 +38,7 @@ final class Carriers {
         long bytes = 0;
         for (int i = 0, queued = pending.size(); i < queued; i++) {
             Op m = pending.get(i);
-            if (m.kind != OpKind.SEND || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
+            if (m.kind != OpKind.SEND || m.claims != null || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
                     || n == MAX_BATCH || n == credits
                     || bytes + BatchFraming.recordSize(m.buffer.length()) > maxBytes) {
                 break;
@@ -67,6 +67,7 @@ final class Carriers {
         carrier.kind = OpKind.SEND;
         carrier.buffer = frame;
         carrier.memberCount = n;
+        carrier.batchRecords = n;
         return carrier;
     }
 

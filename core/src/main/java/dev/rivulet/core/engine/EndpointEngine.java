@@ -9,12 +9,14 @@ import dev.rivulet.core.BufferFlux;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.CloseReason;
 import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.MessageEncoder;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.OperationObserver;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Access;
@@ -71,6 +73,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     private final CreditLedger ledger;
     private final Outbound outbound;
     private final Inbound inbound;
+    private final ClaimedStreams claimedStreams = new ClaimedStreams(this);
     private boolean peerClosed;
     /** Inside {@code wire.poll}: {@link #enqueue} leaves draining to {@link #poll}. */
     private boolean inWirePoll;
@@ -124,6 +127,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         return sendPrefetch;
     }
 
+    ClaimedStreams claimedStreams() {
+        return claimedStreams;
+    }
+
     // =====================================================================================================
     // Public API: builds ops on the caller's thread, validates what can be validated there.
     // =====================================================================================================
@@ -146,6 +153,24 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             return Mono.error(new InvalidRequestException("publisher is null"));
         }
         return new StreamingOps.StreamMono<>(this, buffers, actual -> new StreamingOps.Sends(this, actual));
+    }
+
+    @Override
+    public <T> Mono<Void> send(Publisher<T> items, int maxMessageSize, MessageEncoder<? super T> encoder) {
+        if (items == null || encoder == null) {
+            return Mono.error(new InvalidRequestException("publisher and encoder must not be null"));
+        }
+        if (maxMessageSize < 0) {
+            return Mono.error(new InvalidRequestException("negative maxMessageSize " + maxMessageSize));
+        }
+        if (maxMessageSize > caps.maxMessageSize()) {
+            return Mono.error(new MessageTooLargeException("messages of up to " + maxMessageSize + " bytes exceed the "
+                    + "maximum of " + caps.maxMessageSize() + " on " + caps.transport()));
+        }
+        // Enough items to fill the peer's credits twice over, so a frame can go while the next one fills.
+        int prefetch = 2 * Math.max(sendPrefetch, caps.receiveQueueDepth());
+        return new StreamingOps.StreamMono<T, ClaimedSends<T>>(this, items,
+                actual -> new ClaimedSends<>(this, actual, maxMessageSize, encoder, prefetch));
     }
 
     @Override
@@ -463,6 +488,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 inWirePoll = false;
             }
             if (!closed) {
+                work += claimedStreams.pull();
                 work += outbound.drain();
                 outbound.sendOwedCredits();
                 checkDrained();
@@ -602,7 +628,10 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                     }
                 }
             }
-            case 2 -> outbound.failPending(cause);
+            case 2 -> {
+                outbound.failPending(cause);
+                claimedStreams.closeAll(cause);
+            }
             case 3 -> wire.close();
             case 4 -> wire.poll(this); // ops still posted come back, completed or flushed; their buffers are released
             case 5 -> inbound.endReceiver();

@@ -1,5 +1,6 @@
 package dev.rivulet.core.engine;
 
+import dev.rivulet.core.credit.BatchFraming;
 import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
@@ -49,6 +50,13 @@ public final class Op implements RejectableTask {
     /** For a coalescing carrier: the sends packed into its buffer, in order. */
     Op[] members;
     int memberCount;
+    /** Messages packed in this op's {@link ControlWord#BATCH} frame; 0 when it carries one message as it is. */
+    int batchRecords;
+    /**
+     * Set on the op that holds a claimed send's place in the pending FIFO ({@link ClaimedSends}): not an operation
+     * itself, it stands for the items that stream has ready, which are encoded into frames once it reaches the head.
+     */
+    ClaimedSends<?> claims;
 
     Op(EndpointEngine engine) {
         this.engine = engine;
@@ -106,13 +114,13 @@ public final class Op implements RejectableTask {
 
     /** Whether this op carries a coalesced frame ({@link ControlWord#BATCH}) rather than one message. */
     public boolean isBatch() {
-        return memberCount > 0;
+        return batchRecords > 0;
     }
 
     /** Payload bytes, for accounting. */
     public long bytes() {
         return switch (kind) {
-            case SEND -> buffer.length();
+            case SEND -> buffer.length() - (long) batchRecords * BatchFraming.RECORD_HEADER;
             case PUT, GET -> local.length();
             case ATOMIC -> width;
             default -> 0;
@@ -132,7 +140,8 @@ public final class Op implements RejectableTask {
      * {@link #releaseResources()}.
      */
     boolean pin() {
-        MemoryRegion r = kind == OpKind.SEND ? buffer.region() : local != null ? local.region() : null;
+        MemoryRegion r = kind == OpKind.SEND ? (buffer != null ? buffer.region() : null)
+                : local != null ? local.region() : null;
         if (r == null) {
             return true;
         }
@@ -164,5 +173,6 @@ public final class Op implements RejectableTask {
         posted = false;
         cancelled = false;
         wireTag = 0;
+        batchRecords = 0;
     }
 }

@@ -37,6 +37,11 @@ final class Outbound {
     private final CreditLedger ledger;
     private final int sendDepth;
     private final int maxBatchBytes;
+    /**
+     * Messages one claimed frame carries at most: a quarter of the receive depth, so that while the peer takes one
+     * frame the next is on its way and the credits it returns arrive before the window runs dry.
+     */
+    private final int claimedPerFrame;
     private final Carriers carriers;
     private final OpFifo pending = new OpFifo();
     private int inFlight;
@@ -58,6 +63,7 @@ final class Outbound {
         this.ledger = ledger;
         this.sendDepth = wire.capabilities().sendQueueDepth();
         this.maxBatchBytes = wire.maxBatchBytes();
+        this.claimedPerFrame = Math.max(1, wire.capabilities().receiveQueueDepth() / 4);
         this.carriers = new Carriers(engine);
     }
 
@@ -111,6 +117,13 @@ final class Outbound {
             try {
                 switch (op.kind) {
                     case SEND -> {
+                        if (op.claims != null && !op.claims.hasItems()) {
+                            // a claimed send with nothing (more) to encode leaves its place, credits or not
+                            removeHead();
+                            op.claims.headRemoved(null);
+                            work++;
+                            continue;
+                        }
                         if (ledger.window() <= 0) {
                             if (stallStart == 0) {
                                 stallStart = System.nanoTime();
@@ -120,6 +133,14 @@ final class Outbound {
                         }
                         if (inFlight >= sendDepth) {
                             return work;
+                        }
+                        if (op.claims != null) {
+                            int claimed = postClaimed(op.claims);
+                            if (claimed == Wire.NO_RESOURCE) {
+                                return work;
+                            }
+                            work++;
+                            continue; // sent a frame, or found nothing to encode: the check above takes it from here
                         }
                         int batched = inFlight > 0 && maxBatchBytes > 0 && ledger.window() > 1 ? postBatch() : -1;
                         if (batched == Wire.NO_RESOURCE) {
@@ -226,13 +247,61 @@ final class Outbound {
         if (rc == Wire.DONE) {
             completeCarrier(carrier, null);
         } else {
-            inFlight++;
-            sendsInFlight += n;
-            if (sendsInFlight > maxSendsInFlight) {
-                maxSendsInFlight = sendsInFlight;
-            }
+            framePosted(n);
         }
         return rc;
+    }
+
+    /**
+     * A claimed send at the head of the FIFO: its next frame, encoded now into its final place
+     * ({@link ClaimedSends#encodeFrame}), goes as one {@link ControlWord#BATCH} (or one message where the wire does
+     * not coalesce), consuming one credit per message. Returns -1 when the stream has nothing to encode,
+     * {@link Wire#NO_RESOURCE} when the frame must wait (no pool buffer yet, or the wire is full), else the wire's
+     * answer. A frame the wire refused is kept by the stream and posted first next time.
+     */
+    private int postClaimed(ClaimedSends<?> stream) {
+        Op frame = stream.encodeFrame(maxBatchBytes, Math.min(ledger.window(), claimedPerFrame), memory);
+        if (frame == null) {
+            return stream.hasItems() ? Wire.NO_RESOURCE : -1;
+        }
+        int n = Math.max(1, frame.batchRecords);
+        frame.startNanos = startStamp();
+        frame.pin();
+        long grant = ledger.piggybackGrant();
+        int rc;
+        try {
+            rc = wire.send(ControlWord.encode(frame.isBatch() ? ControlWord.BATCH : ControlWord.DATA, grant), frame);
+        } catch (TransportException e) {
+            finish(frame, false, 0, e);
+            return Wire.DONE; // the stream failed; its place leaves the FIFO on the next pass
+        }
+        if (rc == Wire.NO_RESOURCE) {
+            stream.park(frame);
+            noResource();
+            return rc;
+        }
+        dataPosted(grant, n);
+        frame.posted = true;
+        metrics.posted(OpKind.SEND, n);
+        metrics.bytesSent(frame.bytes());
+        if (frame.isBatch()) {
+            batchesSent++;
+        }
+        if (rc == Wire.DONE) {
+            finish(frame, true, 0, null);
+        } else {
+            framePosted(n);
+        }
+        return rc;
+    }
+
+    /** A frame carrying {@code messages} sends is posted and takes one slot until its completion. */
+    private void framePosted(int messages) {
+        inFlight++;
+        sendsInFlight += messages;
+        if (sendsInFlight > maxSendsInFlight) {
+            maxSendsInFlight = sendsInFlight;
+        }
     }
 
     private void completeCarrier(Op carrier, Throwable error) {
@@ -313,7 +382,7 @@ final class Outbound {
     private void retire(Op op) {
         inFlight--;
         if (op.kind == OpKind.SEND) {
-            sendsInFlight -= Math.max(1, op.memberCount);
+            sendsInFlight -= Math.max(1, op.batchRecords);
         }
     }
 
@@ -337,11 +406,16 @@ final class Outbound {
     }
 
     private void finish(Op op, boolean wasPosted, long value, Throwable error) {
+        if (op.claims != null) {
+            op.claims.headRemoved(error); // a claimed send's place, not an operation: nothing of it was posted
+            return;
+        }
         long bytes = op.bytes();
+        int messages = Math.max(1, op.batchRecords);
         op.releaseResources();
         boolean cancelled = op.isCancelled();
         long nanos = op.startNanos == UNTIMED ? -1 : System.nanoTime() - op.startNanos;
-        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos);
+        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos, messages);
         if (observer != null) {
             try {
                 observer.onComplete(op.kind.operation(op.atomic, op.width), bytes, nanos, error, op.context);

@@ -2,6 +2,7 @@ package dev.rivulet.core.engine;
 
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.RemoteWrite;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
@@ -13,14 +14,21 @@ import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 import java.util.Objects;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 
 /**
  * {@code send(Publisher)} and {@code put(Publisher)}: local send-queue credits turned into upstream demand. It
- * requests {@code prefetch} items (at most the send queue depth), and one more each time an operation completes,
- * so the operations it holds never exceed the slots they may fill. Ops are preallocated and recycled, and no
+ * requests {@code prefetch} items (at most the send queue depth), and as operations complete asks for as many more
+ * in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations it holds never
+ * exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and recycled, and no
  * {@code Mono} is subscribed per item: steady state allocates nothing per operation.
+ *
+ * <p>No atomic read-modify-write per item: what is outstanding is the difference of two counters, each with a
+ * single writer ({@link #taken} by the emitting thread, {@link #finished} by the progress thread), and the check for
+ * the end takes a full fence only where it may be the end (see {@link #done}).
  *
  * <p>Termination: upstream completion ends the {@code Mono} once every operation has completed; the first failure
  * cancels upstream and ends it with that failure once the operations in flight are accounted for; cancelling the
@@ -31,14 +39,13 @@ import java.util.function.Function;
  */
 abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Sink {
 
-    /** The cold {@code Mono} a caller holds. */
-    static final class StreamMono<T> extends Mono<Void> {
+    /** The cold {@code Mono} a caller holds, for this and for {@link ClaimedSends}. */
+    static final class StreamMono<T, S extends CoreSubscriber<T> & Subscription> extends Mono<Void> {
         private final EndpointEngine engine;
         private final Publisher<T> source;
-        private final Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver;
+        private final Function<CoreSubscriber<? super Void>, S> driver;
 
-        StreamMono(EndpointEngine engine, Publisher<T> source,
-                   Function<CoreSubscriber<? super Void>, StreamingOps<T>> driver) {
+        StreamMono(EndpointEngine engine, Publisher<T> source, Function<CoreSubscriber<? super Void>, S> driver) {
             this.engine = engine;
             this.source = source;
             this.driver = driver;
@@ -51,7 +58,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
                 Operators.error(actual, engine.refusedWhileClosing());
                 return;
             }
-            StreamingOps<T> s = driver.apply(actual);
+            S s = driver.apply(actual);
             engine.streamStarted();
             actual.onSubscribe(s);
             source.subscribe(s);
@@ -105,9 +112,19 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
     }
 
-    @SuppressWarnings("rawtypes")
-    private static final AtomicIntegerFieldUpdater<StreamingOps> OUTSTANDING =
-            AtomicIntegerFieldUpdater.newUpdater(StreamingOps.class, "outstanding");
+    private static final VarHandle TAKEN;
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            TAKEN = lookup.findVarHandle(StreamingOps.class, "taken", long.class);
+            FINISHED = lookup.findVarHandle(StreamingOps.class, "finished", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     @SuppressWarnings("rawtypes")
     private static final AtomicIntegerFieldUpdater<StreamingOps> TERMINATED =
             AtomicIntegerFieldUpdater.newUpdater(StreamingOps.class, "terminated");
@@ -117,20 +134,28 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
     private final SpscAtomicArrayQueue<Op> free;
     private final Op[] all;
     private final int prefetch;
+    private final int replenish;
     private Subscription upstream;
     /** Ops made so far; only the upstream's (serialised) onNext creates them. */
     private int created;
     private volatile boolean upstreamDone;
     private volatile boolean cancelled;
     private volatile Throwable failure;
-    /** Items taken from upstream and not yet finished. */
-    private volatile int outstanding;
+    /** Items taken from upstream to be posted; written by the emitting thread only (§1.3 serialises it). */
+    @SuppressWarnings("unused") // through TAKEN
+    private long taken;
+    /** Of those, the ones finished; written by the progress thread only. */
+    @SuppressWarnings("unused") // through FINISHED
+    private long finished;
+    /** Completions not yet turned into upstream demand; progress thread only. */
+    private int unrequested;
     private volatile int terminated;
 
     StreamingOps(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
         this.engine = engine;
         this.actual = actual;
         this.prefetch = engine.sendPrefetch();
+        this.replenish = Math.max(1, prefetch >> 2);
         this.free = new SpscAtomicArrayQueue<>(prefetch);
         this.all = new Op[prefetch];
     }
@@ -199,7 +224,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         prepare(op, item);
         op.sink = this;
         op.context = actual.currentContext();
-        OUTSTANDING.incrementAndGet(this);
+        TAKEN.setRelease(this, (long) TAKEN.getOpaque(this) + 1);
         engine.submit(op);
     }
 
@@ -228,8 +253,11 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
     @Override
     public void opCompleted(Op op, long value) {
         done(op);
-        if (!upstreamDone && !cancelled && failure == null) {
-            upstream.request(1);
+        if (!upstreamDone && !cancelled && failure == null && ++unrequested >= replenish) {
+            // Never more outstanding than prefetch: what was requested less what finished, as before, in batches.
+            int n = unrequested;
+            unrequested = 0;
+            upstream.request(n);
         }
     }
 
@@ -246,9 +274,26 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
     private void done(Op op) {
         op.recycle();
         free.offer(op);
-        if (OUTSTANDING.decrementAndGet(this) == 0) {
+        long f;
+        ProgressLoop loop = engine.loop();
+        if (loop.isRunning() && loop.inLoop()) {
+            f = (long) FINISHED.getOpaque(this) + 1; // the loop is the only writer while it runs
+            FINISHED.setRelease(this, f);
+        } else {
+            f = (long) FINISHED.getAndAdd(this, 1L) + 1; // rejected as the loop stops: any thread, maybe two at once
+        }
+        if ((long) TAKEN.getAcquire(this) == f) {
+            // Possibly the last: upstream's end publishes upstreamDone, then reads finished; this side published
+            // finished, and after this fence reads upstreamDone. One of the two sees the other's write and ends the
+            // stream. While operations are still outstanding no fence is taken.
+            VarHandle.fullFence();
             tryTerminate();
         }
+    }
+
+    /** Items taken and not yet finished. */
+    private long outstanding() {
+        return (long) TAKEN.getVolatile(this) - (long) FINISHED.getVolatile(this);
     }
 
     private void failWith(Throwable t) {
@@ -261,7 +306,7 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
     /** Signals the end once upstream is done (or failed) and no operation is outstanding. */
     private void tryTerminate() {
         boolean end = failure != null || upstreamDone;
-        if (!end || outstanding != 0 || !TERMINATED.compareAndSet(this, 0, 1)) {
+        if (!end || outstanding() != 0 || !TERMINATED.compareAndSet(this, 0, 1)) {
             return;
         }
         engine.streamEnded();

@@ -2,6 +2,8 @@ package dev.rivulet.samples.bench;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
+import dev.rivulet.core.MessageClaim;
+import dev.rivulet.core.MessageEncoder;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
@@ -26,8 +28,10 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Streaming send over the in-JVM {@code local} transport in steady state: {@code Endpoint.send(Publisher<Buffer>)}
- * to a peer whose {@code receive()} subscriber releases every buffer at once.
+ * Streaming send over the in-JVM {@code local} transport in steady state, to a peer whose {@code receive()}
+ * subscriber releases every buffer at once: {@link #stream()} sends pooled buffers with
+ * {@code Endpoint.send(Publisher<Buffer>)}, {@link #streamClaimed()} has each message encoded in place with
+ * {@code Endpoint.send(Publisher<T>, maxMessageSize, MessageEncoder)}.
  *
  * <p>Two transports (two polling threads, as two processes would have) are connected once per trial. Each
  * invocation streams {@value #BATCH} messages and waits for the send to complete; JMH divides by
@@ -38,7 +42,9 @@ import java.util.concurrent.TimeUnit;
  * buffer's capacity segment (no slice), so whatever is allocated per message comes from the transport, not from
  * the harness. Per invocation the harness allocates the {@code Flux.generate} subscription and {@code block()}'s
  * subscriber, and the transport allocates its {@code send(Publisher)} subscriber (one {@code Op} per prefetch
- * slot); divided by {@value #BATCH} that is noise next to the per-message figure.
+ * slot); divided by {@value #BATCH} that is noise next to the per-message figure. The claimed variant's publisher
+ * emits one reused token, and its encoder writes the same 8-byte header from a counter of its own, so it neither
+ * boxes nor takes a buffer per message.
  *
  * <pre>
  * java -jar samples/benchmarks/target/benchmarks.jar LocalStreaming -f 1 -wi 3 -i 5 -w 2s -r 3s -prof gc
@@ -65,6 +71,8 @@ public class LocalStreamingBenchmark {
     private Endpoint accepted;
     private CountingReceiver receiver;
     private Flux<Buffer> batch;
+    private Flux<Object> tokens;
+    private HeaderEncoder encoder;
     private long sent;
 
     @Setup(Level.Trial)
@@ -78,6 +86,16 @@ public class LocalStreamingBenchmark {
         accepted.receive().subscribe(receiver);
         BufferGen g = new BufferGen(sender.memory(), size);
         batch = Flux.generate(() -> g.reset(BATCH), BufferGen::next);
+        Object token = new Object();
+        tokens = Flux.generate(() -> new long[] {BATCH}, (left, sink) -> {
+            if (left[0]-- == 0) {
+                sink.complete();
+            } else {
+                sink.next(token);
+            }
+            return left;
+        });
+        encoder = new HeaderEncoder(size);
     }
 
     @Benchmark
@@ -85,6 +103,29 @@ public class LocalStreamingBenchmark {
     public void stream() {
         sender.send(batch).block();
         sent += BATCH;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void streamClaimed() {
+        sender.send(tokens, size, encoder).block();
+        sent += BATCH;
+    }
+
+    /** Writes an 8-byte header with its own sequence into each claimed message; runs on the progress thread. */
+    private static final class HeaderEncoder implements MessageEncoder<Object> {
+        private final int size;
+        private long seq;
+
+        HeaderEncoder(int size) {
+            this.size = size;
+        }
+
+        @Override
+        public int encode(Object token, MessageClaim claim) {
+            claim.putLong(0, BenchWire.header(BenchWire.DATA, seq++));
+            return size;
+        }
     }
 
     @TearDown(Level.Trial)
