@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * thread and after the stream, never read another message's bytes; a retained one keeps its bytes; nothing leaks,
  * by the detector's count and by the pools' own.
  */
-public abstract class LentBufferConformance extends LoopFaultConformance {
+public abstract class LentBufferConformance extends InteractionConformance {
 
     /** More messages than a receiver has view objects to lend, so stale views meet their objects lent again. */
     private static final int MANY = 3_000;
