@@ -93,15 +93,15 @@ final class FrameWriter {
     void payload(int streamId, int type, int flags, int n, Payload payload) {
         Buffer own = payload.ownBuffer();
         try {
-            Metadata m = payload.metadata();
-            int metaLength = MetadataCodec.encodedLength(m);
+            byte[] m = payload.metadata().encoded();
+            int metaLength = m.length;
             long size = (long) Frames.HEADER + metaLength + payload.dataLength();
             if (size <= fragment) {
                 Buffer b = endpoint.memory().allocate((int) size);
                 MemorySegment s = b.capacitySegment();
                 Frames.writeHeader(s, streamId, type, flags, n, metaLength);
-                long at = MetadataCodec.encode(m, s, Frames.HEADER);
-                MemorySegment.copy(payload.data(), 0, s, at, payload.dataLength());
+                MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
+                MemorySegment.copy(payload.data(), 0, s, Frames.HEADER + metaLength, payload.dataLength());
                 emit(b.length((int) size));
                 return;
             }
@@ -118,14 +118,14 @@ final class FrameWriter {
     }
 
     /** A payload larger than a frame: the first fragment with the metadata, then PAYLOAD fragments. */
-    private void fragments(int streamId, int type, int flags, int n, Metadata m, int metaLength, MemorySegment data) {
+    private void fragments(int streamId, int type, int flags, int n, byte[] m, int metaLength, MemorySegment data) {
         long total = data.byteSize();
         int first = fragment - Frames.HEADER - metaLength;
         Buffer b = endpoint.memory().allocate(fragment);
         MemorySegment s = b.capacitySegment();
         Frames.writeHeader(s, streamId, type, (flags & ~Frames.COMPLETE) | Frames.FOLLOWS, n, metaLength);
-        long at = MetadataCodec.encode(m, s, Frames.HEADER);
-        MemorySegment.copy(data, 0, s, at, first);
+        MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
+        MemorySegment.copy(data, 0, s, Frames.HEADER + metaLength, first);
         emit(b.length(fragment));
         for (long done = first; done < total; ) {
             int piece = (int) Math.min(fragment - Frames.HEADER, total - done);

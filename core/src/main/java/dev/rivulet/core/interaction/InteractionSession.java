@@ -49,6 +49,7 @@ final class InteractionSession implements Requester {
     private final NonBlockingHashMapLong<Reassembly> reassembling = new NonBlockingHashMapLong<>();
     private final long maxReassembled;
     private long reassembled;
+    private final MetadataCache metadata = new MetadataCache();
     private volatile @Nullable Throwable endCause;
 
     InteractionSession(Endpoint endpoint, boolean connector, Responder responder, InteractionOptions options) {
@@ -368,6 +369,13 @@ final class InteractionSession implements Requester {
         log.warn("closing {}: {}", endpoint.remoteAddress(), e.getMessage());
         end(e);
         endpoint.dispose();
+    }
+
+    /** A received payload lent from {@code frame}: metadata decoded, data in place (polling thread). */
+    Payload payloadOf(Buffer frame, int metadataLength) {
+        Metadata m = metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
+        int at = Frames.HEADER + metadataLength;
+        return Payload.received(frame, m, at, frame.length() - at);
     }
 
     /** Registers a stream the peer opened. */

@@ -26,6 +26,8 @@ public final class Metadata {
     private final @Nullable String contentType;
     private final Map<String, String> headers;
     private final byte @Nullable [] application;
+    /** This metadata on the wire, made the first time it is sent: a metadata object reused for many requests is encoded once. */
+    private byte @Nullable [] encoded;
 
     Metadata(@Nullable String route, @Nullable String contentType, Map<String, String> headers,
              byte @Nullable [] application) {
@@ -35,9 +37,9 @@ public final class Metadata {
         this.application = application;
     }
 
-    /** Metadata naming only a route. */
+    /** Metadata naming only a route. Keep it in a constant when the route is fixed: it is then encoded once. */
     public static Metadata route(String route) {
-        return builder().route(route).build();
+        return new Metadata(Builder.checked("route", route), null, Map.of(), null);
     }
 
     public static Builder builder() {
@@ -81,6 +83,16 @@ public final class Metadata {
 
     byte @Nullable [] applicationUnsafe() {
         return application;
+    }
+
+    /** The wire form ({@link MetadataCodec}), encoded on first use and kept (a benign race: both encodings are equal). */
+    byte[] encoded() {
+        byte[] e = encoded;
+        if (e == null) {
+            e = MetadataCodec.encode(this);
+            encoded = e;
+        }
+        return e;
     }
 
     public boolean isEmpty() {
@@ -146,7 +158,7 @@ public final class Metadata {
             return new Metadata(route, contentType, h, application);
         }
 
-        private static String checked(String what, String s) {
+        static String checked(String what, String s) {
             Objects.requireNonNull(s, what);
             if (s.length() * 3 > MAX_STRING && s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_STRING) {
                 throw new InvalidRequestException(what + " longer than " + MAX_STRING + " bytes");

@@ -28,6 +28,13 @@ final class MetadataCodec {
     private MetadataCodec() {
     }
 
+    /** {@code m} on the wire. */
+    static byte[] encode(Metadata m) {
+        byte[] out = new byte[encodedLength(m)];
+        encode(m, MemorySegment.ofArray(out), 0);
+        return out;
+    }
+
     /** The bytes {@code m} takes on the wire. */
     static int encodedLength(Metadata m) {
         if (m.isEmpty()) {

@@ -67,11 +67,8 @@ final class MuxStream {
     }
 
     /** A received payload lent from {@code frame}: metadata decoded, data in place. */
-    static Payload payloadOf(Buffer frame, int metadataLength) {
-        MemorySegment s = frame.capacitySegment();
-        Metadata m = MetadataCodec.decode(s, Frames.HEADER, metadataLength);
-        int at = Frames.HEADER + metadataLength;
-        return Payload.received(frame, m, at, frame.length() - at);
+    Payload payloadOf(Buffer frame, int metadataLength) {
+        return session.payloadOf(frame, metadataLength);
     }
 
     // ------------------------------------------------------------------ frames from the peer (polling thread)

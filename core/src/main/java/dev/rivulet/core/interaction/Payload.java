@@ -77,7 +77,7 @@ public final class Payload {
 
     /** This payload with its metadata's route set to {@code route}. */
     public Payload route(String route) {
-        return metadata(metadata.toBuilder().route(route).build());
+        return metadata(metadata.isEmpty() ? Metadata.route(route) : metadata.toBuilder().route(route).build());
     }
 
     public Metadata metadata() {

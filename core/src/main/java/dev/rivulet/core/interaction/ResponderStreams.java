@@ -49,7 +49,7 @@ final class ResponderStreams {
     void open(int id, int type, int flags, int n, Buffer frame, int metadataLength) {
         Payload request;
         try {
-            request = MuxStream.payloadOf(frame, metadataLength);
+            request = session.payloadOf(frame, metadataLength);
         } catch (RuntimeException e) {
             if (type != FrameType.REQUEST_FNF) {
                 session.rejectOpen(id, ErrorCode.INVALID, e.getMessage());

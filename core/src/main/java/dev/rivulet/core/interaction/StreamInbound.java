@@ -126,7 +126,7 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
                     return;
                 }
                 try {
-                    p = MuxStream.payloadOf(frame, metadataLength);
+                    p = stream.payloadOf(frame, metadataLength);
                 } catch (RuntimeException e) {
                     done = true;
                     stream.inboundBroken(ErrorCode.INVALID, e.getMessage());
