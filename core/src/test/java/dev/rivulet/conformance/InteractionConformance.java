@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stage (nothing leaks, the connection's credits come back, the next request works), many requests on one
  * connection, and a stalled stream beside a busy one.
  */
-public abstract class InteractionConformance extends LoopFaultConformance {
+public abstract class InteractionConformance extends AbandonedOperationConformance {
 
     private Requester requester;
     private final AtomicLong produced = new AtomicLong();

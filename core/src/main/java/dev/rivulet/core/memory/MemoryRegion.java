@@ -1,10 +1,13 @@
 package dev.rivulet.core.memory;
 
 import dev.rivulet.core.error.InvalidMemoryException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,6 +30,8 @@ public final class MemoryRegion implements AutoCloseable {
     private final NativeRegistration registration;
     private final AtomicLong state = new AtomicLong();
     private final Sinks.Empty<Void> closed = Sinks.empty();
+    /** Who waits for the pins to drop to none ({@link #whenUnpinned()}); null while nobody does. */
+    private volatile @Nullable List<Sinks.Empty<Void>> unpinWaiters;
 
     MemoryRegion(MemoryDomain domain, MemorySegment segment, Set<Access> access, NativeRegistration registration) {
         this.domain = domain;
@@ -116,6 +121,47 @@ public final class MemoryRegion implements AutoCloseable {
             deregister();
         } else if ((s & ~CLOSING) < 0) {
             throw new IllegalStateException("unbalanced unpin");
+        }
+        if ((s & ~CLOSING) == 0 && unpinWaiters != null) {
+            signalUnpinned();
+        }
+    }
+
+    /**
+     * Completes once no operation pins this region: at once when none does, otherwise when the last one's completion
+     * has arrived. An operation that was cancelled or timed out may still be posted, and the provider may still read
+     * or write its memory until its completion; this says when the memory is the caller's again, e.g. before reusing
+     * the destination of a {@code get} abandoned by {@code timeout()}. It does not wait for operations issued later.
+     */
+    public Mono<Void> whenUnpinned() {
+        return Mono.defer(() -> {
+            if (pins() == 0) {
+                return Mono.empty();
+            }
+            Sinks.Empty<Void> waiter = Sinks.empty();
+            synchronized (this) {
+                List<Sinks.Empty<Void>> w = unpinWaiters;
+                if (w == null) {
+                    w = new ArrayList<>();
+                    unpinWaiters = w;
+                }
+                w.add(waiter);
+            }
+            if (pins() == 0) {
+                signalUnpinned(); // the last pin went while this waiter was added
+            }
+            return waiter.asMono();
+        });
+    }
+
+    private void signalUnpinned() {
+        List<Sinks.Empty<Void>> w;
+        synchronized (this) {
+            w = unpinWaiters;
+            unpinWaiters = null;
+        }
+        if (w != null) {
+            w.forEach(Sinks.Empty::tryEmitEmpty);
         }
     }
 
