@@ -14,6 +14,7 @@ module dev.rivulet.core {
 
     exports dev.rivulet.core;
     exports dev.rivulet.core.error;
+    exports dev.rivulet.core.interaction;
     exports dev.rivulet.core.liveness;
     exports dev.rivulet.core.local;
     exports dev.rivulet.core.memory;

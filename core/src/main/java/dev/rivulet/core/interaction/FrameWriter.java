@@ -1,0 +1,125 @@
+package dev.rivulet.core.interaction;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.interaction.frame.ErrorCode;
+import dev.rivulet.core.interaction.frame.FrameType;
+import dev.rivulet.core.interaction.frame.Frames;
+import dev.rivulet.core.memory.Buffer;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
+/**
+ * Encodes frames into registered buffers of the endpoint's memory and hands them, from any thread, to one long-lived
+ * {@code send(Publisher)} of the endpoint: the engine keeps the order in which they were written, and its credits
+ * and send queue pace them. A frame the endpoint could never carry is refused here, before it is queued, so one
+ * oversized payload fails its own stream and not the connection.
+ */
+final class FrameWriter {
+
+    private final Endpoint endpoint;
+    private final long maxFrame;
+    private volatile @Nullable FluxSink<Buffer> sink;
+
+    FrameWriter(Endpoint endpoint) {
+        this.endpoint = endpoint;
+        this.maxFrame = Math.min(Integer.MAX_VALUE, endpoint.capabilities().maxMessageSize());
+    }
+
+    /** Starts the send; {@code onEnd} runs once when it ends (the endpoint closed or failed). */
+    void start(Consumer<@Nullable Throwable> onEnd) {
+        Flux<Buffer> frames = Flux.<Buffer>create(s -> sink = s, FluxSink.OverflowStrategy.BUFFER)
+                .doOnDiscard(Buffer.class, FrameWriter::releaseQuietly);
+        endpoint.send(frames).subscribe(null, onEnd::accept, () -> onEnd.accept(null));
+    }
+
+    /** Ends the send after the frames written so far. */
+    void finish() {
+        FluxSink<Buffer> s = sink;
+        if (s != null) {
+            s.complete();
+        }
+    }
+
+    /** A frame without payload ({@code REQUEST_N}, {@code CANCEL}, a bare {@code COMPLETE}). */
+    void control(int streamId, int type, int flags, int n) {
+        Buffer b = endpoint.memory().allocate(Frames.HEADER);
+        Frames.writeHeader(b.capacitySegment(), streamId, type, flags, n, 0);
+        emit(b.length(Frames.HEADER));
+    }
+
+    /** An {@code ERROR} frame with {@code code} and {@code message}. */
+    void error(int streamId, int code, @Nullable String message) {
+        byte[] text = (message == null ? "" : message).getBytes(StandardCharsets.UTF_8);
+        int n = (int) Math.min(text.length, Math.min(maxFrame - Frames.HEADER, 4096));
+        Buffer b = endpoint.memory().allocate(Frames.HEADER + n);
+        MemorySegment s = b.capacitySegment();
+        Frames.writeHeader(s, streamId, FrameType.ERROR, 0, code, 0);
+        MemorySegment.copy(text, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, n);
+        emit(b.length(Frames.HEADER + n));
+    }
+
+    /** The error frame a local failure {@code t} of a stream becomes. */
+    void error(int streamId, Throwable t) {
+        error(streamId, ErrorCode.of(t), String.valueOf(t.getMessage()));
+    }
+
+    /**
+     * A frame carrying {@code payload}; its buffer, if it was built from one, is released once copied. Throws
+     * {@link MessageTooLargeException} (and releases that buffer) for a payload larger than a frame can carry.
+     */
+    void payload(int streamId, int type, int flags, int n, Payload payload) {
+        Buffer own = payload.ownBuffer();
+        try {
+            Metadata m = payload.metadata();
+            int metaLength = MetadataCodec.encodedLength(m);
+            long size = (long) Frames.HEADER + metaLength + payload.dataLength();
+            if (size > maxFrame) {
+                throw new MessageTooLargeException("a payload of " + payload.dataLength() + " bytes with "
+                        + metaLength + " bytes of metadata does not fit a frame of at most " + maxFrame + " bytes");
+            }
+            Buffer b = endpoint.memory().allocate((int) size);
+            MemorySegment s = b.capacitySegment();
+            Frames.writeHeader(s, streamId, type, flags, n, metaLength);
+            long at = MetadataCodec.encode(m, s, Frames.HEADER);
+            MemorySegment.copy(payload.data(), 0, s, at, payload.dataLength());
+            emit(b.length((int) size));
+        } finally {
+            if (own != null) {
+                own.release();
+            }
+        }
+    }
+
+    private void emit(Buffer frame) {
+        FluxSink<Buffer> s = sink;
+        if (s == null || s.isCancelled()) {
+            frame.release();
+            return;
+        }
+        s.next(frame);
+    }
+
+    private static void releaseQuietly(Buffer b) {
+        if (b.refCnt() > 0) {
+            b.release();
+        }
+    }
+
+    /** The endpoint this writer sends on. */
+    Endpoint endpoint() {
+        return endpoint;
+    }
+
+    /** Completes when the endpoint closes. */
+    Mono<Void> onClose() {
+        return endpoint.onClose();
+    }
+}

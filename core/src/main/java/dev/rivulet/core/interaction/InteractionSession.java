@@ -1,0 +1,256 @@
+package dev.rivulet.core.interaction;
+
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.interaction.frame.ErrorCode;
+import dev.rivulet.core.interaction.frame.FrameType;
+import dev.rivulet.core.interaction.frame.Frames;
+import dev.rivulet.core.memory.Buffer;
+import org.jctools.maps.NonBlockingHashMapLong;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The interaction protocol over one endpoint: one subscriber of {@code receive()} dispatches each frame to its stream
+ * by id, one {@link FrameWriter} sends what every stream writes, and a table of open streams ties the two. The side
+ * that connected opens odd stream ids, the side that accepted even ones, so both may request at once.
+ */
+final class InteractionSession implements Requester {
+
+    private static final Logger log = LoggerFactory.getLogger(InteractionSession.class);
+
+    private final Endpoint endpoint;
+    private final FrameWriter writer;
+    private final ResponderStreams responding;
+    private final boolean connector;
+    private final NonBlockingHashMapLong<MuxStream> streams = new NonBlockingHashMapLong<>();
+    private final AtomicInteger nextId;
+    private final Sinks.Empty<Void> ended = Sinks.empty();
+    private volatile @Nullable Throwable endCause;
+
+    InteractionSession(Endpoint endpoint, boolean connector, Responder responder) {
+        this.endpoint = endpoint;
+        this.writer = new FrameWriter(endpoint);
+        this.responding = new ResponderStreams(this, responder);
+        this.connector = connector;
+        this.nextId = new AtomicInteger(connector ? 1 : 2);
+    }
+
+    void start() {
+        writer.start(this::sendEnded);
+        endpoint.receive().subscribe(this::onFrame, this::end,
+                () -> end(new ResourceClosedException("the endpoint closed")));
+    }
+
+    FrameWriter writer() {
+        return writer;
+    }
+
+    // ==================================================================================== requester
+
+    @Override
+    public Mono<Void> fireAndForget(Payload payload) {
+        Objects.requireNonNull(payload, "payload");
+        return Mono.defer(() -> {
+            Throwable over = endCause;
+            if (over != null) {
+                payload.release();
+                return Mono.error(over);
+            }
+            writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, payload);
+            return Mono.empty();
+        });
+    }
+
+    @Override
+    public Mono<Payload> requestResponse(Payload payload) {
+        Objects.requireNonNull(payload, "payload");
+        return Mono.from(new RequestFlux(FrameType.REQUEST_RESPONSE, payload, null));
+    }
+
+    @Override
+    public Flux<Payload> requestStream(Payload payload) {
+        Objects.requireNonNull(payload, "payload");
+        return new RequestFlux(FrameType.REQUEST_STREAM, payload, null);
+    }
+
+    @Override
+    public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
+        Objects.requireNonNull(payloads, "payloads");
+        return new RequestFlux(FrameType.REQUEST_CHANNEL, null, payloads);
+    }
+
+    @Override
+    public Mono<Void> onClose() {
+        return ended.asMono();
+    }
+
+    @Override
+    public void dispose() {
+        endpoint.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return endCause != null;
+    }
+
+    /** One request per subscription: a stream id, its table entry, and the opening frame on the first demand. */
+    private final class RequestFlux extends Flux<Payload> {
+
+        private final int type;
+        private final @Nullable Payload request;
+        private final @Nullable Publisher<Payload> payloads;
+
+        RequestFlux(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads) {
+            this.type = type;
+            this.request = request;
+            this.payloads = payloads;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Payload> actual) {
+            Throwable over = endCause;
+            if (over != null) {
+                if (request != null) {
+                    request.release(); // what the request would have sent goes back, as a failed send's buffer does
+                }
+                Operators.error(actual, over);
+                return;
+            }
+            int id = allocateId();
+            MuxStream stream = new MuxStream(InteractionSession.this, id, true);
+            StreamInbound in;
+            StreamOutbound out = null;
+            if (type == FrameType.REQUEST_CHANNEL) {
+                StreamOutbound o = new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS,
+                        actual.currentContext());
+                in = new StreamInbound(stream, n -> {
+                    o.channelCredits((int) n);
+                    Objects.requireNonNull(payloads).subscribe(o);
+                    o.credit(1); // the first payload, which opens the channel
+                });
+                out = o;
+            } else {
+                stream.unsent(Objects.requireNonNull(request));
+                in = new StreamInbound(stream, n -> {
+                    Payload r = stream.takeUnsent();
+                    if (r != null) {
+                        writer.payload(id, type, 0, type == FrameType.REQUEST_STREAM ? (int) n : 0, r);
+                        stream.opened();
+                    }
+                });
+            }
+            stream.attach(in, out);
+            streams.put(id, stream);
+            Throwable lateEnd = endCause;
+            if (lateEnd != null) {
+                stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
+            }
+            in.subscribe(actual);
+        }
+    }
+
+    private int allocateId() {
+        for (;;) {
+            int id = nextId.getAndAdd(2);
+            if (id <= 0) {
+                // Wrapped after 2^30 requests: start over, skipping ids still in use.
+                nextId.compareAndSet(id + 2, connector ? 1 : 2);
+                continue;
+            }
+            if (!streams.containsKey(id)) {
+                return id;
+            }
+        }
+    }
+
+    // ==================================================================================== frames in
+
+    /** A frame from the peer (polling thread); the endpoint releases it when this returns. */
+    private void onFrame(Buffer frame) {
+        int length = frame.length();
+        var s = frame.capacitySegment();
+        if (length < Frames.HEADER) {
+            violation("a frame of " + length + " bytes");
+            return;
+        }
+        int id = Frames.streamId(s);
+        int type = Frames.type(s);
+        int flags = Frames.flags(s);
+        int n = Frames.n(s);
+        int metadataLength = Frames.metadataLength(s);
+        if (id <= 0 || metadataLength < 0 || metadataLength > length - Frames.HEADER) {
+            violation("a frame for stream " + id + " with " + metadataLength + " bytes of metadata in " + length);
+            return;
+        }
+        if (FrameType.isRequest(type)) {
+            if (((id & 1) == 1) == connector || streams.containsKey(id)) {
+                violation("a request opening stream " + id + ", which it may not open now");
+                return;
+            }
+            responding.open(id, type, flags, n, frame, metadataLength);
+            return;
+        }
+        MuxStream stream = streams.get(id);
+        if (stream != null) {
+            stream.onFrame(type, flags, n, frame, metadataLength);
+        } // else: a stream that ended here already; what was under way when it ended is dropped
+    }
+
+    /** The peer broke the protocol outside any one stream: the connection cannot be trusted, so it ends. */
+    private void violation(String what) {
+        InvalidRequestException e = new InvalidRequestException("the peer broke the interaction protocol: " + what);
+        log.warn("closing {}: {}", endpoint.remoteAddress(), e.getMessage());
+        end(e);
+        endpoint.dispose();
+    }
+
+    /** Registers a stream the peer opened. */
+    void opened(MuxStream stream) {
+        streams.put(stream.id(), stream);
+    }
+
+    void removed(MuxStream stream) {
+        streams.remove(stream.id(), stream);
+    }
+
+    /** Sends the error frame for a request the peer opened that could not even start. */
+    void rejectOpen(int id, Throwable t) {
+        writer.error(id, ErrorCode.of(t), String.valueOf(t.getMessage()));
+    }
+
+    // ==================================================================================== the end
+
+    private void sendEnded(@Nullable Throwable error) {
+        if (error != null) {
+            end(error);
+        }
+    }
+
+    private void end(Throwable cause) {
+        synchronized (this) {
+            if (endCause != null) {
+                return;
+            }
+            endCause = cause;
+        }
+        for (MuxStream s : streams.values()) {
+            s.sessionEnded(cause);
+        }
+        streams.clear();
+        writer.finish();
+        ended.tryEmitEmpty();
+    }
+}

@@ -1,0 +1,265 @@
+package dev.rivulet.core.interaction;
+
+import dev.rivulet.core.interaction.frame.ErrorCode;
+import dev.rivulet.core.interaction.frame.FrameType;
+import dev.rivulet.core.interaction.frame.Frames;
+import dev.rivulet.core.memory.Buffer;
+import org.jspecify.annotations.Nullable;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CancellationException;
+
+/**
+ * One stream of a session: what it receives ({@link StreamInbound}), what it sends ({@link StreamOutbound}), either
+ * or both, and the rules that end it. A stream leaves the session's table once both directions are over, so frames
+ * that arrive later for it are dropped, as RSocket does.
+ *
+ * <p>Who may end what: the requester's cancel ends the whole stream; the responder's cancel of a channel's requests
+ * only stops the requester's sending; an {@code ERROR} from either side ends the whole stream.
+ */
+final class MuxStream {
+
+    private final InteractionSession session;
+    private final int id;
+    private final boolean requester;
+    private @Nullable StreamInbound in;
+    private @Nullable StreamOutbound out;
+    private boolean inOver;
+    private boolean outOver;
+    private boolean opened;
+    /** A requester's request payload until its opening frame takes it (released if the stream ends first). */
+    private @Nullable Payload unsent;
+
+    MuxStream(InteractionSession session, int id, boolean requester) {
+        this.session = session;
+        this.id = id;
+        this.requester = requester;
+        this.opened = !requester;
+    }
+
+    void attach(@Nullable StreamInbound in, @Nullable StreamOutbound out) {
+        this.in = in;
+        this.out = out;
+        this.inOver = in == null;
+        this.outOver = out == null;
+    }
+
+    /** The request payload the opening frame will carry. */
+    synchronized void unsent(Payload request) {
+        this.unsent = request;
+    }
+
+    /** Takes the request payload for the opening frame; null if the stream ended before it went. */
+    synchronized @Nullable Payload takeUnsent() {
+        Payload p = unsent;
+        unsent = null;
+        return p;
+    }
+
+    int id() {
+        return id;
+    }
+
+    FrameWriter writer() {
+        return session.writer();
+    }
+
+    /** A received payload lent from {@code frame}: metadata decoded, data in place. */
+    static Payload payloadOf(Buffer frame, int metadataLength) {
+        MemorySegment s = frame.capacitySegment();
+        Metadata m = MetadataCodec.decode(s, Frames.HEADER, metadataLength);
+        int at = Frames.HEADER + metadataLength;
+        return Payload.received(frame, m, at, frame.length() - at);
+    }
+
+    // ------------------------------------------------------------------ frames from the peer (polling thread)
+
+    void onFrame(int type, int flags, int n, Buffer frame, int metadataLength) {
+        switch (type) {
+            case FrameType.PAYLOAD -> {
+                StreamInbound i = in;
+                if (i == null) {
+                    broken("a payload on a stream that sends none this way");
+                } else {
+                    i.onPayload(flags, frame, metadataLength);
+                }
+            }
+            case FrameType.REQUEST_N -> {
+                StreamOutbound o = out;
+                if (n <= 0) {
+                    broken("REQUEST_N of " + n);
+                } else if (o != null) {
+                    o.credit(n);
+                }
+            }
+            case FrameType.CANCEL -> {
+                StreamOutbound o = out;
+                if (o != null) {
+                    o.cancel();
+                }
+                if (!requester && in != null) {
+                    in.fail(new CancellationException("the requester cancelled the channel"));
+                }
+                endOut();
+                if (!requester) {
+                    endIn();
+                }
+            }
+            case FrameType.ERROR -> {
+                String message = new String(frame.capacitySegment()
+                        .asSlice(Frames.HEADER, frame.length() - Frames.HEADER).toArray(ValueLayout.JAVA_BYTE),
+                        StandardCharsets.UTF_8);
+                endBoth(ErrorCode.toException(n, message), null);
+            }
+            default -> broken("a " + FrameType.name(type) + " frame on an open stream");
+        }
+    }
+
+    /** The peer broke this stream's rules: it gets an error frame and the stream ends here (with an error). */
+    private void broken(String what) {
+        writer().error(id, ErrorCode.INVALID, what);
+        endBoth(new dev.rivulet.core.error.InvalidRequestException("the peer broke the stream's protocol: " + what),
+                null);
+    }
+
+    // ------------------------------------------------------------------ from the local sides
+
+    /** The inbound side's opening frame went out (a requester's channel, once its first payload did). */
+    synchronized void opened() {
+        opened = true;
+    }
+
+    /** A requester's opening frame could not be written (too large): nothing reached the peer. */
+    void openFailed() {
+        StreamOutbound o = out;
+        if (o != null) {
+            o.cancel();
+        }
+        endOut();
+        endIn();
+    }
+
+    /** The local subscriber cancelled its inbound payloads. */
+    void inboundCancelled() {
+        boolean tell;
+        synchronized (this) {
+            tell = opened && !inOver;
+        }
+        if (tell) {
+            writer().control(id, FrameType.CANCEL, 0, 0);
+        }
+        if (requester) {
+            StreamOutbound o = out;
+            if (o != null) {
+                o.cancel();
+            }
+            endOut();
+        }
+        endIn();
+    }
+
+    /** The inbound side received the peer's complete. */
+    void inboundCompleted() {
+        endIn();
+    }
+
+    /** The inbound side found the peer breaking its rules: tell it, stop sending, end. */
+    void inboundBroken(int code, @Nullable String message) {
+        writer().error(id, code, message);
+        StreamOutbound o = out;
+        if (o != null) {
+            o.cancel();
+        }
+        endOut();
+        endIn();
+    }
+
+    /** The outbound side sent its complete. */
+    void outboundCompleted() {
+        endOut();
+    }
+
+    /**
+     * The local publisher failed (or its payload could not be written): the peer is told, if it knows the stream,
+     * and the whole stream ends; a requester's subscriber sees the error.
+     */
+    void outboundFailed(Throwable t, boolean peerKnows) {
+        if (peerKnows) {
+            writer().error(id, t);
+        }
+        endBoth(t, out);
+    }
+
+    /** A requester's channel whose publisher completed without a payload: nothing was opened, nothing answers. */
+    void channelEmpty() {
+        StreamInbound i = in;
+        if (i != null) {
+            i.completeEmpty();
+        }
+        endOut();
+        endIn();
+    }
+
+    /** The session ended under this stream. */
+    void sessionEnded(Throwable cause) {
+        endBoth(cause, null);
+    }
+
+    private void endBoth(Throwable cause, @Nullable StreamOutbound alreadyOver) {
+        StreamInbound i = in;
+        StreamOutbound o = out;
+        if (o != null && o != alreadyOver) {
+            o.cancel();
+        }
+        if (i != null) {
+            if (requester) {
+                i.fail(cause);
+            } else {
+                i.fail(new CancellationException("the stream ended: " + cause.getMessage()));
+            }
+        }
+        endOut();
+        endIn();
+    }
+
+    private void endIn() {
+        boolean gone;
+        Payload neverSent;
+        synchronized (this) {
+            if (inOver) {
+                return;
+            }
+            inOver = true;
+            gone = outOver;
+            neverSent = unsent;
+            unsent = null;
+        }
+        if (neverSent != null) {
+            neverSent.release();
+        }
+        if (gone) {
+            session.removed(this);
+        }
+    }
+
+    private void endOut() {
+        boolean gone;
+        synchronized (this) {
+            if (outOver) {
+                return;
+            }
+            outOver = true;
+            gone = inOver;
+        }
+        if (gone) {
+            session.removed(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "stream " + id + (requester ? " (requester)" : " (responder)");
+    }
+}

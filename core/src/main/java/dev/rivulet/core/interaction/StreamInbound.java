@@ -1,0 +1,188 @@
+package dev.rivulet.core.interaction;
+
+import dev.rivulet.core.error.CreditProtocolException;
+import dev.rivulet.core.interaction.frame.ErrorCode;
+import dev.rivulet.core.interaction.frame.FrameType;
+import dev.rivulet.core.interaction.frame.Frames;
+import dev.rivulet.core.memory.Buffer;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+
+import java.util.function.LongConsumer;
+
+/**
+ * The payloads one stream receives, as a single-subscriber {@code Flux}: its subscriber's demand becomes credits
+ * for the peer (the request frame's initial credits, then {@code REQUEST_N}), each payload is lent for its
+ * {@code onNext}, and a peer that sends more than it was granted breaks only this stream. Signals are serialized on
+ * this object: payloads arrive on the endpoint's polling thread, demand and cancellation from anywhere.
+ */
+final class StreamInbound extends Flux<Payload> implements Subscription {
+
+    /** Credits at which demand counts as unbounded: the peer is told once and then never again. */
+    static final long UNBOUNDED = Integer.MAX_VALUE;
+
+    private final MuxStream stream;
+    /** Sends the frame that opens the stream with the first credits (requester side); null when it is open. */
+    private @Nullable LongConsumer opener;
+    private @Nullable CoreSubscriber<? super Payload> actual;
+    private long granted;
+    private long received;
+    private boolean done;
+    private @Nullable Throwable pendingError;
+    private boolean pendingComplete;
+
+    StreamInbound(MuxStream stream, @Nullable LongConsumer opener) {
+        this.stream = stream;
+        this.opener = opener;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super Payload> subscriber) {
+        synchronized (this) {
+            if (actual != null) {
+                Operators.error(subscriber, new IllegalStateException("a stream's payloads take one subscriber"));
+                return;
+            }
+            actual = subscriber;
+        }
+        subscriber.onSubscribe(this);
+        synchronized (this) {
+            if (pendingError != null) {
+                subscriber.onError(pendingError);
+            } else if (pendingComplete) {
+                subscriber.onComplete();
+            }
+        }
+    }
+
+    @Override
+    public void request(long n) {
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            if (n <= 0) {
+                done = true;
+                stream.inboundCancelled();
+                deliverError(new IllegalArgumentException("§3.9 violated: request(n) needs n > 0"));
+                return;
+            }
+            if (granted >= UNBOUNDED) {
+                return;
+            }
+            long total = Math.min(UNBOUNDED, granted + Math.min(n, UNBOUNDED));
+            int delta = (int) (total - granted);
+            granted = total;
+            LongConsumer open = opener;
+            if (open != null) {
+                opener = null;
+                try {
+                    open.accept(delta);
+                } catch (RuntimeException e) {
+                    done = true;
+                    stream.openFailed();
+                    deliverError(e);
+                }
+                return;
+            }
+            stream.writer().control(stream.id(), FrameType.REQUEST_N, 0, delta);
+        }
+    }
+
+    @Override
+    public void cancel() {
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+        }
+        stream.inboundCancelled();
+    }
+
+    /** Whether the stream's opening frame has gone out (or the stream was opened by the peer). */
+    synchronized boolean isOpen() {
+        return opener == null;
+    }
+
+    /** A {@code PAYLOAD} frame for this stream (polling thread). */
+    void onPayload(int flags, Buffer frame, int metadataLength) {
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            boolean next = (flags & Frames.NEXT) != 0;
+            boolean complete = (flags & Frames.COMPLETE) != 0;
+            Payload p = null;
+            if (next) {
+                if (++received > granted) {
+                    done = true;
+                    stream.inboundBroken(ErrorCode.INVALID, "a payload beyond the credits granted");
+                    deliverError(new CreditProtocolException("the peer sent payload " + received
+                            + " on a stream it was granted " + granted + " for"));
+                    return;
+                }
+                try {
+                    p = MuxStream.payloadOf(frame, metadataLength);
+                } catch (RuntimeException e) {
+                    done = true;
+                    stream.inboundBroken(ErrorCode.INVALID, e.getMessage());
+                    deliverError(e);
+                    return;
+                }
+            }
+            if (complete) {
+                done = true; // first: a subscriber that cancels from onNext (Mono.from) has nothing left to cancel
+            }
+            CoreSubscriber<? super Payload> a = actual;
+            if (p != null && a != null) {
+                a.onNext(p);
+            }
+            if (complete) {
+                stream.inboundCompleted();
+                if (a != null) {
+                    a.onComplete();
+                } else {
+                    pendingComplete = true;
+                }
+            }
+        }
+    }
+
+    /** Ends the stream with {@code error}, unless it ended already (the peer's error, the session's end). */
+    void fail(Throwable error) {
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            deliverError(error);
+        }
+    }
+
+    /** The peer's stream ended before anything of it was asked for (a channel opened with its only payload). */
+    void completeEmpty() {
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            if (actual != null) {
+                actual.onComplete();
+            } else {
+                pendingComplete = true;
+            }
+        }
+    }
+
+    private void deliverError(Throwable error) {
+        if (actual != null) {
+            actual.onError(error);
+        } else {
+            pendingError = error;
+        }
+    }
+}

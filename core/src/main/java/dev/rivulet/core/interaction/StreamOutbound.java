@@ -1,0 +1,165 @@
+package dev.rivulet.core.interaction;
+
+import dev.rivulet.core.interaction.frame.FrameType;
+import dev.rivulet.core.interaction.frame.Frames;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+/**
+ * The payloads one stream sends: subscribes the local publisher (a handler's answer, a channel's requests) and asks
+ * it for exactly as many payloads as the peer granted credits, each becoming a {@code PAYLOAD} frame; its end
+ * becomes a {@code COMPLETE} or an {@code ERROR} frame, and the peer's {@code CANCEL} cancels it.
+ */
+final class StreamOutbound implements CoreSubscriber<Payload> {
+
+    /** How the payloads go out. */
+    enum Shape {
+        /** A request-response answer: one frame with NEXT and COMPLETE, or a bare COMPLETE. */
+        SINGLE,
+        /** Stream payloads, one PAYLOAD frame each. */
+        STREAM,
+        /** A requester's channel: the first payload opens the stream, the rest are PAYLOAD frames. */
+        CHANNEL_REQUESTS
+    }
+
+    private final MuxStream stream;
+    private final Shape shape;
+    private final Context context;
+    private @Nullable Subscription upstream;
+    private long pendingCredits;
+    private boolean sentFirst;
+    /** Credits for the peer's answers, carried by a channel's opening frame. */
+    private int channelCredits;
+    private volatile boolean done;
+
+    StreamOutbound(MuxStream stream, Shape shape, Context context) {
+        this.stream = stream;
+        this.shape = shape;
+        this.context = context;
+    }
+
+    /** The opening frame of a requester's channel will carry {@code n} credits for the answers. */
+    void channelCredits(int n) {
+        this.channelCredits = n;
+    }
+
+    @Override
+    public Context currentContext() {
+        return context;
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        long credits;
+        synchronized (this) {
+            if (!Operators.validate(upstream, s)) {
+                return;
+            }
+            upstream = s;
+            credits = pendingCredits;
+            pendingCredits = 0;
+        }
+        if (done) {
+            s.cancel();
+        } else if (credits > 0) {
+            s.request(credits);
+        }
+    }
+
+    /** The peer granted {@code n} more payloads. */
+    void credit(long n) {
+        Subscription s;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            s = upstream;
+            if (s == null) {
+                pendingCredits = Operators.addCap(pendingCredits, n);
+                return;
+            }
+        }
+        s.request(n);
+    }
+
+    @Override
+    public void onNext(Payload p) {
+        if (done) {
+            p.release();
+            return;
+        }
+        try {
+            switch (shape) {
+                case SINGLE -> {
+                    done = true;
+                    stream.writer().payload(stream.id(), FrameType.PAYLOAD, Frames.NEXT | Frames.COMPLETE, 0, p);
+                    stream.outboundCompleted();
+                }
+                case STREAM -> stream.writer().payload(stream.id(), FrameType.PAYLOAD, Frames.NEXT, 0, p);
+                case CHANNEL_REQUESTS -> {
+                    if (sentFirst) {
+                        stream.writer().payload(stream.id(), FrameType.PAYLOAD, Frames.NEXT, 0, p);
+                    } else {
+                        sentFirst = true;
+                        stream.writer().payload(stream.id(), FrameType.REQUEST_CHANNEL, Frames.NEXT, channelCredits, p);
+                        stream.opened();
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            Subscription s = upstream;
+            if (s != null) {
+                s.cancel();
+            }
+            done = true;
+            stream.outboundFailed(e, shape != Shape.CHANNEL_REQUESTS || sentFirst);
+        }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        if (done) {
+            Operators.onErrorDropped(t, context);
+            return;
+        }
+        done = true;
+        boolean opened = shape != Shape.CHANNEL_REQUESTS || sentFirst;
+        stream.outboundFailed(t, opened);
+    }
+
+    @Override
+    public void onComplete() {
+        if (done) {
+            return;
+        }
+        done = true;
+        if (shape == Shape.CHANNEL_REQUESTS && !sentFirst) {
+            stream.channelEmpty();
+            return;
+        }
+        stream.writer().control(stream.id(), FrameType.PAYLOAD, Frames.COMPLETE, 0);
+        stream.outboundCompleted();
+    }
+
+    /** The peer wants no more (its {@code CANCEL}), or the stream or session ended: stop the publisher. */
+    void cancel() {
+        Subscription s;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            s = upstream;
+        }
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    boolean isDone() {
+        return done;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.rivulet.core.interaction.frame;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The layout of one interaction frame, carried as one Rivulet message: a 16-byte header, the metadata, then the data.
+ *
+ * <pre>
+ *  0  int   stream id (odd: opened by the connecting side, even: by the accepting side)
+ *  4  byte  {@link FrameType}
+ *  5  byte  flags ({@link #NEXT}, {@link #COMPLETE})
+ *  6  short reserved, 0
+ *  8  int   n: credits (REQUEST_STREAM, REQUEST_CHANNEL, REQUEST_N), an {@link ErrorCode} (ERROR), else 0
+ * 12  int   metadata length in bytes
+ * 16  metadata, then data up to the end of the message
+ * </pre>
+ *
+ * Integers are little-endian. A receiver checks every length against the message before it reads.
+ */
+public final class Frames {
+
+    public static final int HEADER = 16;
+    /** A PAYLOAD frame carries a payload. */
+    public static final int NEXT = 1;
+    /** A PAYLOAD frame ends its stream (after its payload, if it carries one). */
+    public static final int COMPLETE = 2;
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private Frames() {
+    }
+
+    /** Writes a header at the start of {@code frame}. */
+    public static void writeHeader(MemorySegment frame, int streamId, int type, int flags, int n, int metadataLength) {
+        frame.set(INT, 0, streamId);
+        frame.set(ValueLayout.JAVA_BYTE, 4, (byte) type);
+        frame.set(ValueLayout.JAVA_BYTE, 5, (byte) flags);
+        frame.set(ValueLayout.JAVA_SHORT_UNALIGNED, 6, (short) 0);
+        frame.set(INT, 8, n);
+        frame.set(INT, 12, metadataLength);
+    }
+
+    public static int streamId(MemorySegment frame) {
+        return frame.get(INT, 0);
+    }
+
+    public static int type(MemorySegment frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 4) & 0xFF;
+    }
+
+    public static int flags(MemorySegment frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 5) & 0xFF;
+    }
+
+    public static int n(MemorySegment frame) {
+        return frame.get(INT, 8);
+    }
+
+    public static int metadataLength(MemorySegment frame) {
+        return frame.get(INT, 12);
+    }
+
+    /** Reads a little-endian int (metadata entries). */
+    public static int getInt(MemorySegment s, long offset) {
+        return s.get(INT, offset);
+    }
+
+    public static void putInt(MemorySegment s, long offset, int value) {
+        s.set(INT, offset, value);
+    }
+}
