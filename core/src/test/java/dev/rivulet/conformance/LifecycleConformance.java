@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * leak, nothing kept without {@code retain()} may be read after its release), graceful and immediate shutdown with
  * the reason a close had, what a completion means, and the conveniences that spare users buffer handling.
  */
-public abstract class LifecycleConformance extends LoopFaultConformance {
+public abstract class LifecycleConformance extends InteractionConformance {
 
     // ------------------------------------------------------------------------------------------ receive and operators
 

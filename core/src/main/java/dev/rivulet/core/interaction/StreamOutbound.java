@@ -8,6 +8,8 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
+import java.util.Objects;
+
 /**
  * The payloads one stream sends: subscribes the local publisher (a handler's answer, a channel's requests) and asks
  * it for exactly as many payloads as the peer granted credits, each becoming a {@code PAYLOAD} frame; its end
@@ -53,6 +55,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     @Override
     public void onSubscribe(Subscription s) {
+        Objects.requireNonNull(s, "§2.13: onSubscribe(null)");
         long credits;
         synchronized (this) {
             if (!Operators.validate(upstream, s)) {
@@ -87,6 +90,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     @Override
     public void onNext(Payload p) {
+        Objects.requireNonNull(p, "§2.13: onNext(null)");
         if (done) {
             p.release();
             return;
@@ -121,6 +125,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     @Override
     public void onError(Throwable t) {
+        Objects.requireNonNull(t, "§2.13: onError(null)");
         if (done) {
             Operators.onErrorDropped(t, context);
             return;

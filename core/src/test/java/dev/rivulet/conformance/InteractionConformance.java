@@ -1,0 +1,183 @@
+package dev.rivulet.conformance;
+
+import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.error.RemoteApplicationException;
+import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.interaction.Metadata;
+import dev.rivulet.core.interaction.Payload;
+import dev.rivulet.core.interaction.Requester;
+import dev.rivulet.core.interaction.Router;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The interaction models ({@link Interactions}) over the transport under test: every model, cancellation at every
+ * stage (nothing leaks, the connection's credits come back, the next request works), many requests on one
+ * connection, and a stalled stream beside a busy one.
+ */
+public abstract class InteractionConformance extends LoopFaultConformance {
+
+    private Requester requester;
+    private final AtomicLong produced = new AtomicLong();
+    private final CountDownLatch cancelled = new CountDownLatch(1);
+
+    /** Turns the pair into an interaction session (only in these tests: the session takes over receive()). */
+    private Requester requester() {
+        if (requester != null) {
+            return requester;
+        }
+        Router router = Router.builder()
+                .requestResponse("echo", p -> Mono.just(copyOf(p)))
+                .requestResponse("never", p -> Mono.<Payload>never().doOnCancel(cancelled::countDown))
+                .requestResponse("fail", p -> Mono.error(new IllegalArgumentException("bad " + p.dataUtf8())))
+                .requestStream("count", p -> Flux.range(0, Integer.parseInt(p.dataUtf8()))
+                        .doOnNext(i -> produced.incrementAndGet())
+                        .doOnCancel(cancelled::countDown)
+                        .map(i -> Payload.of(Integer.toString(i))))
+                .requestChannel("sum", (first, rest) -> rest.map(p -> Long.parseLong(p.dataUtf8()))
+                        .reduce(Long.parseLong(first.dataUtf8()), Long::sum)
+                        .map(s -> Payload.of(Long.toString(s)))
+                        .flux())
+                .requestChannel("echo", (first, rest) -> Flux.concat(Mono.just(copyOf(first)), rest.map(
+                        InteractionConformance::copyOf)))
+                .fireAndForget("sink", p -> Mono.empty())
+                .build();
+        Interactions.server(server(), router);
+        requester = Interactions.client(client());
+        return requester;
+    }
+
+    @AfterEach
+    void forgetSessions() {
+        requester = null;
+    }
+
+    /** A payload with the bytes and metadata of {@code p}, outliving it (copied into the heap). */
+    private static Payload copyOf(Payload p) {
+        return Payload.of(p.dataBytes()).metadata(p.metadata());
+    }
+
+    private int largest() {
+        return (int) Math.min(256 * 1024, caps().maxMessageSize() - 1024);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 64, 4096, -1})
+    void requestResponseReturnsTheBytesAndMetadata(int size) {
+        int n = size < 0 ? largest() : size;
+        byte[] data = new byte[n];
+        for (int i = 0; i < n; i++) {
+            data[i] = (byte) (i * 31 + 7);
+        }
+        Metadata m = Metadata.builder().route("echo").contentType("application/octet-stream").header("k", "v").build();
+        StepVerifier.create(requester().requestResponse(Payload.of(data).metadata(m))
+                        .map(p -> {
+                            assertThat(p.metadata()).isEqualTo(m);
+                            return MemorySegment.mismatch(p.data(), 0, p.dataLength(), MemorySegment.ofArray(data), 0,
+                                    n) == -1;
+                        }))
+                .expectNext(true)
+                .verifyComplete();
+    }
+
+    @Test
+    void everyModelWorksOnOneConnection() {
+        StepVerifier.create(requester().fireAndForget(Payload.of("x").route("sink"))).verifyComplete();
+        StepVerifier.create(requester().requestStream(Payload.of("100").route("count")).map(Payload::dataUtf8)
+                        .collectList())
+                .assertNext(l -> assertThat(l).containsExactlyElementsOf(
+                        IntStream.range(0, 100).mapToObj(Integer::toString).toList()))
+                .verifyComplete();
+        StepVerifier.create(requester().requestChannel(Flux.range(1, 1000).map(i -> Payload.of(Long.toString(i))
+                                .route("sum")))
+                        .map(Payload::dataUtf8))
+                .expectNext("500500")
+                .verifyComplete();
+        StepVerifier.create(requester().requestResponse(Payload.of("q").route("fail")))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RemoteApplicationException.class)
+                        .hasMessageContaining("bad q"))
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void cancellationAtEveryStageLeaksNothingAndKeepsCredits() {
+        StepVerifier.create(requester().requestResponse(Payload.of("warm").route("echo"))).expectNextCount(1)
+                .verifyComplete();
+        awaitTrue(() -> settled(client().stats().block(TIMEOUT)), "the client's first sends to settle");
+        long credits = client().stats().block(TIMEOUT).sendCredits();
+        // before the first demand: nothing was sent
+        StepVerifier.create(requester().requestStream(Payload.of("10").route("count")), 0).thenCancel().verify(TIMEOUT);
+        // mid-stream: the responder stops
+        StepVerifier.create(requester().requestStream(Payload.of("1000000").route("count")), 3)
+                .expectNextCount(3)
+                .thenCancel()
+                .verify(TIMEOUT);
+        awaitLatch(cancelled);
+        // a request-response abandoned by timeout
+        StepVerifier.create(requester().requestResponse(Payload.of("x").route("never")).timeout(Duration.ofMillis(50)))
+                .expectError(java.util.concurrent.TimeoutException.class)
+                .verify(TIMEOUT);
+        // a channel cancelled while both directions run
+        StepVerifier.create(requester().requestChannel(Flux.range(0, 1_000_000).map(i -> Payload.of("p" + i)
+                                .route("echo"))), 10)
+                .expectNextCount(10)
+                .thenCancel()
+                .verify(TIMEOUT);
+        // the connection carries on, at full credit
+        StepVerifier.create(requester().requestResponse(Payload.of("after").route("echo")).map(Payload::dataUtf8))
+                .expectNext("after")
+                .verifyComplete();
+        awaitTrue(() -> {
+            EndpointStats s = client().stats().block(TIMEOUT);
+            return settled(s) && s.sendCredits() == credits;
+        }, "the client's credits to come back to " + credits);
+    }
+
+    private static boolean settled(EndpointStats s) {
+        return s.sendsInFlight() == 0 && s.pendingOperations() == 0;
+    }
+
+    @Test
+    void manyRequestsOnOneConnection() {
+        long ok = Flux.range(0, 100_000)
+                .flatMap(i -> requester().requestResponse(Payload.of(Integer.toString(i)).route("echo"))
+                        .map(p -> Integer.parseInt(p.dataUtf8()) == i), 256)
+                .filter(b -> b)
+                .count()
+                .block(Duration.ofMinutes(3));
+        assertThat(ok).isEqualTo(100_000);
+    }
+
+    @Test
+    void aStalledStreamDoesNotSlowAnother() {
+        StepVerifier.Step<Payload> stalled = StepVerifier.create(
+                requester().requestStream(Payload.of("1000000").route("count")), 1).expectNextCount(1);
+        assertThat(requester().requestStream(Payload.of("20000").route("count")).count().block(TIMEOUT))
+                .isEqualTo(20_000);
+        stalled.thenCancel().verify(TIMEOUT);
+        assertThat(produced.get()).isLessThan(20_000 + 1_000);
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

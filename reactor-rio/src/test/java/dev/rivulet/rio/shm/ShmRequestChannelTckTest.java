@@ -1,0 +1,24 @@
+package dev.rivulet.rio.shm;
+
+import dev.rivulet.conformance.InteractionPublisherTck;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportConfig;
+
+/** The Reactive Streams TCK on the request-channel answers over shm:// in one JVM. */
+public class ShmRequestChannelTckTest extends InteractionPublisherTck {
+
+    @Override
+    protected Transport openTransport(TransportConfig config) {
+        return ShmTests.open(config);
+    }
+
+    @Override
+    protected String bindAddress(String name) {
+        return ShmTests.address(name);
+    }
+
+    @Override
+    protected boolean channel() {
+        return true;
+    }
+}
