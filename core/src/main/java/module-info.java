@@ -8,6 +8,7 @@ module dev.rivulet.core {
     requires transitive reactor.core;
     requires transitive org.reactivestreams;
     requires transitive micrometer.core;
+    requires transitive micrometer.observation;
     requires org.slf4j;
     requires org.jctools.core;
     requires static org.jspecify;

@@ -55,6 +55,15 @@ final class FrameWriter {
         emit(b.length(Frames.HEADER));
     }
 
+    /** A {@code LEASE} frame on stream 0. */
+    void lease(Lease lease) {
+        Buffer b = endpoint.memory().allocate(Frames.HEADER + 4);
+        MemorySegment s = b.capacitySegment();
+        Frames.writeHeader(s, 0, FrameType.LEASE, 0, lease.requests(), 0);
+        Frames.putInt(s, Frames.HEADER, (int) lease.ttl().toMillis());
+        emit(b.length(Frames.HEADER + 4));
+    }
+
     /** An {@code ERROR} frame with {@code code} and {@code message}. */
     void error(int streamId, int code, @Nullable String message) {
         byte[] text = (message == null ? "" : message).getBytes(StandardCharsets.UTF_8);

@@ -2,6 +2,7 @@ package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.error.RequestRejectedException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.interaction.frame.ErrorCode;
 import dev.rivulet.core.interaction.frame.FrameType;
@@ -13,12 +14,14 @@ import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -37,12 +40,19 @@ final class InteractionSession implements Requester {
     private final NonBlockingHashMapLong<MuxStream> streams = new NonBlockingHashMapLong<>();
     private final AtomicInteger nextId;
     private final Sinks.Empty<Void> ended = Sinks.empty();
+    private final Propagation propagation;
+    /** What the peer's leases still admit of this side's requests. */
+    private final LeaseWindow peerLease = new LeaseWindow();
+    private final @Nullable Publisher<Lease> leases;
+    private volatile @Nullable Disposable leaseSending;
     private volatile @Nullable Throwable endCause;
 
-    InteractionSession(Endpoint endpoint, boolean connector, Responder responder) {
+    InteractionSession(Endpoint endpoint, boolean connector, Responder responder, InteractionOptions options) {
         this.endpoint = endpoint;
         this.writer = new FrameWriter(endpoint);
-        this.responding = new ResponderStreams(this, responder);
+        this.propagation = new Propagation(options);
+        this.leases = options.leases();
+        this.responding = new ResponderStreams(this, responder, propagation, leases == null ? null : new LeaseWindow());
         this.connector = connector;
         this.nextId = new AtomicInteger(connector ? 1 : 2);
     }
@@ -51,6 +61,15 @@ final class InteractionSession implements Requester {
         writer.start(this::sendEnded);
         endpoint.receive().subscribe(this::onFrame, this::end,
                 () -> end(new ResourceClosedException("the endpoint closed")));
+        if (leases != null) {
+            leaseSending = Flux.from(leases).subscribe(lease -> {
+                responding.leased(lease);
+                writer.lease(lease);
+            }, e -> log.warn("the lease publisher of {} failed: no more leases are sent", endpoint.remoteAddress(), e));
+            if (endCause != null) {
+                leaseSending.dispose();
+            }
+        }
     }
 
     FrameWriter writer() {
@@ -62,13 +81,25 @@ final class InteractionSession implements Requester {
     @Override
     public Mono<Void> fireAndForget(Payload payload) {
         Objects.requireNonNull(payload, "payload");
-        return Mono.defer(() -> {
-            Throwable over = endCause;
-            if (over != null) {
+        return Mono.deferContextual(context -> {
+            Throwable refused = refusal();
+            if (refused != null) {
                 payload.release();
-                return Mono.error(over);
+                return Mono.error(refused);
             }
-            writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, payload);
+            Propagation.Outgoing out = propagation.isActive()
+                    ? propagation.outgoing(payload, "fire-and-forget", context) : null;
+            try {
+                writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, out == null ? payload : out.payload());
+            } catch (RuntimeException e) {
+                if (out != null) {
+                    out.stop(e);
+                }
+                return Mono.error(e);
+            }
+            if (out != null) {
+                out.stop(null);
+            }
             return Mono.empty();
         });
     }
@@ -76,19 +107,66 @@ final class InteractionSession implements Requester {
     @Override
     public Mono<Payload> requestResponse(Payload payload) {
         Objects.requireNonNull(payload, "payload");
-        return Mono.from(new RequestFlux(FrameType.REQUEST_RESPONSE, payload, null));
+        return Mono.from(request(FrameType.REQUEST_RESPONSE, "request-response", payload));
     }
 
     @Override
     public Flux<Payload> requestStream(Payload payload) {
         Objects.requireNonNull(payload, "payload");
-        return new RequestFlux(FrameType.REQUEST_STREAM, payload, null);
+        return request(FrameType.REQUEST_STREAM, "request-stream", payload);
     }
 
     @Override
     public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
         Objects.requireNonNull(payloads, "payloads");
-        return new RequestFlux(FrameType.REQUEST_CHANNEL, null, payloads);
+        if (!propagation.isActive()) {
+            return new RequestFlux(FrameType.REQUEST_CHANNEL, null, payloads);
+        }
+        return Flux.deferContextual(context -> {
+            Propagation.Outgoing[] out = new Propagation.Outgoing[1];
+            Flux<Payload> decorated = Flux.from(payloads).map(p -> {
+                if (out[0] != null) {
+                    return p;
+                }
+                out[0] = propagation.outgoing(p, "request-channel", context);
+                return out[0].payload();
+            });
+            return new RequestFlux(FrameType.REQUEST_CHANNEL, null, decorated)
+                    .doOnError(e -> stop(out[0], e))
+                    .doOnComplete(() -> stop(out[0], null))
+                    .doOnCancel(() -> stop(out[0], null));
+        });
+    }
+
+    private Flux<Payload> request(int type, String model, Payload payload) {
+        if (!propagation.isActive()) {
+            return new RequestFlux(type, payload, null);
+        }
+        return Flux.deferContextual(context -> {
+            Propagation.Outgoing out = propagation.outgoing(payload, model, context);
+            return new RequestFlux(type, out.payload(), null)
+                    .doOnError(e -> out.stop(e))
+                    .doOnComplete(() -> out.stop(null))
+                    .doOnCancel(() -> out.stop(null));
+        });
+    }
+
+    private static void stop(Propagation.@Nullable Outgoing out, @Nullable Throwable error) {
+        if (out != null) {
+            out.stop(error);
+        }
+    }
+
+    /** Why a new request cannot go now (the session ended, the peer's lease admits none), or null. */
+    private @Nullable Throwable refusal() {
+        Throwable over = endCause;
+        if (over != null) {
+            return over;
+        }
+        if (!peerLease.tryTake()) {
+            return new RequestRejectedException(peerLease.describe(), true);
+        }
+        return null;
     }
 
     @Override
@@ -121,12 +199,12 @@ final class InteractionSession implements Requester {
 
         @Override
         public void subscribe(CoreSubscriber<? super Payload> actual) {
-            Throwable over = endCause;
-            if (over != null) {
+            Throwable refused = refusal();
+            if (refused != null) {
                 if (request != null) {
                     request.release(); // what the request would have sent goes back, as a failed send's buffer does
                 }
-                Operators.error(actual, over);
+                Operators.error(actual, refused);
                 return;
             }
             int id = allocateId();
@@ -191,6 +269,13 @@ final class InteractionSession implements Requester {
         int flags = Frames.flags(s);
         int n = Frames.n(s);
         int metadataLength = Frames.metadataLength(s);
+        if (id == 0 && type == FrameType.LEASE && length >= Frames.HEADER + 4 && n >= 0) {
+            int ttlMillis = Frames.getInt(s, Frames.HEADER);
+            if (ttlMillis > 0) {
+                peerLease.renew(n, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+                return;
+            }
+        }
         if (id <= 0 || metadataLength < 0 || metadataLength > length - Frames.HEADER) {
             violation("a frame for stream " + id + " with " + metadataLength + " bytes of metadata in " + length);
             return;
@@ -226,9 +311,9 @@ final class InteractionSession implements Requester {
         streams.remove(stream.id(), stream);
     }
 
-    /** Sends the error frame for a request the peer opened that could not even start. */
-    void rejectOpen(int id, Throwable t) {
-        writer.error(id, ErrorCode.of(t), String.valueOf(t.getMessage()));
+    /** Sends the error frame ({@link ErrorCode} {@code code}) for a request the peer opened that could not start. */
+    void rejectOpen(int id, int code, @Nullable String message) {
+        writer.error(id, code, message);
     }
 
     // ==================================================================================== the end
@@ -245,6 +330,10 @@ final class InteractionSession implements Requester {
                 return;
             }
             endCause = cause;
+        }
+        Disposable l = leaseSending;
+        if (l != null) {
+            l.dispose();
         }
         for (MuxStream s : streams.values()) {
             s.sessionEnded(cause);

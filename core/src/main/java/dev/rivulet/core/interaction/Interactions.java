@@ -37,7 +37,12 @@ public final class Interactions {
 
     /** A session on an endpoint this side connected, answering the peer's requests with {@code responder}. */
     public static Requester client(Endpoint endpoint, Responder responder) {
-        return start(endpoint, true, responder);
+        return client(endpoint, responder, InteractionOptions.defaults());
+    }
+
+    /** As {@link #client(Endpoint, Responder)}, with {@code options}. */
+    public static Requester client(Endpoint endpoint, Responder responder, InteractionOptions options) {
+        return start(endpoint, true, responder, options);
     }
 
     /**
@@ -45,12 +50,18 @@ public final class Interactions {
      * requests the other way.
      */
     public static Requester server(Endpoint endpoint, Responder responder) {
-        return start(endpoint, false, responder);
+        return server(endpoint, responder, InteractionOptions.defaults());
     }
 
-    private static Requester start(Endpoint endpoint, boolean connector, Responder responder) {
+    /** As {@link #server(Endpoint, Responder)}, with {@code options}. */
+    public static Requester server(Endpoint endpoint, Responder responder, InteractionOptions options) {
+        return start(endpoint, false, responder, options);
+    }
+
+    private static Requester start(Endpoint endpoint, boolean connector, Responder responder,
+                                   InteractionOptions options) {
         InteractionSession s = new InteractionSession(Objects.requireNonNull(endpoint, "endpoint"), connector,
-                Objects.requireNonNull(responder, "responder"));
+                Objects.requireNonNull(responder, "responder"), Objects.requireNonNull(options, "options"));
         s.start();
         return s;
     }

@@ -22,6 +22,8 @@ public final class FrameType {
     public static final int ERROR = 7;
     /** The receiver of the stream wants nothing more: its sender stops. */
     public static final int CANCEL = 8;
+    /** On stream 0: the responder admits {@code n} requests for the next milliseconds its data holds (an int). */
+    public static final int LEASE = 9;
 
     private FrameType() {
     }
@@ -41,6 +43,7 @@ public final class FrameType {
             case PAYLOAD -> "PAYLOAD";
             case ERROR -> "ERROR";
             case CANCEL -> "CANCEL";
+            case LEASE -> "LEASE";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -7,7 +7,7 @@ import java.lang.foreign.ValueLayout;
  * The layout of one interaction frame, carried as one Rivulet message: a 16-byte header, the metadata, then the data.
  *
  * <pre>
- *  0  int   stream id (odd: opened by the connecting side, even: by the accepting side)
+ *  0  int   stream id (odd: opened by the connecting side, even: by the accepting side; 0: the connection)
  *  4  byte  {@link FrameType}
  *  5  byte  flags ({@link #NEXT}, {@link #COMPLETE})
  *  6  short reserved, 0
