@@ -24,13 +24,18 @@ import java.util.function.Consumer;
  */
 final class FrameWriter {
 
+    /** Largest frame written, so that fragments of a large payload stay in pooled buffers. */
+    static final int MAX_FRAGMENT = 8 << 20;
+
     private final Endpoint endpoint;
     private final long maxFrame;
+    private final int fragment;
     private volatile @Nullable FluxSink<Buffer> sink;
 
     FrameWriter(Endpoint endpoint) {
         this.endpoint = endpoint;
         this.maxFrame = Math.min(Integer.MAX_VALUE, endpoint.capabilities().maxMessageSize());
+        this.fragment = (int) Math.min(maxFrame, MAX_FRAGMENT);
     }
 
     /** Starts the send; {@code onEnd} runs once when it ends (the endpoint closed or failed). */
@@ -81,8 +86,9 @@ final class FrameWriter {
     }
 
     /**
-     * A frame carrying {@code payload}; its buffer, if it was built from one, is released once copied. Throws
-     * {@link MessageTooLargeException} (and releases that buffer) for a payload larger than a frame can carry.
+     * A frame carrying {@code payload}, in fragments ({@link Frames#FOLLOWS}) when it is larger than one frame; its
+     * buffer, if it was built from one, is released once copied. Throws {@link MessageTooLargeException} (and releases
+     * that buffer) when its metadata alone does not fit the first fragment.
      */
     void payload(int streamId, int type, int flags, int n, Payload payload) {
         Buffer own = payload.ownBuffer();
@@ -90,20 +96,46 @@ final class FrameWriter {
             Metadata m = payload.metadata();
             int metaLength = MetadataCodec.encodedLength(m);
             long size = (long) Frames.HEADER + metaLength + payload.dataLength();
-            if (size > maxFrame) {
-                throw new MessageTooLargeException("a payload of " + payload.dataLength() + " bytes with "
-                        + metaLength + " bytes of metadata does not fit a frame of at most " + maxFrame + " bytes");
+            if (size <= fragment) {
+                Buffer b = endpoint.memory().allocate((int) size);
+                MemorySegment s = b.capacitySegment();
+                Frames.writeHeader(s, streamId, type, flags, n, metaLength);
+                long at = MetadataCodec.encode(m, s, Frames.HEADER);
+                MemorySegment.copy(payload.data(), 0, s, at, payload.dataLength());
+                emit(b.length((int) size));
+                return;
             }
-            Buffer b = endpoint.memory().allocate((int) size);
-            MemorySegment s = b.capacitySegment();
-            Frames.writeHeader(s, streamId, type, flags, n, metaLength);
-            long at = MetadataCodec.encode(m, s, Frames.HEADER);
-            MemorySegment.copy(payload.data(), 0, s, at, payload.dataLength());
-            emit(b.length((int) size));
+            if (Frames.HEADER + (long) metaLength >= fragment) {
+                throw new MessageTooLargeException(metaLength + " bytes of metadata do not fit a frame of at most "
+                        + fragment + " bytes");
+            }
+            fragments(streamId, type, flags, n, m, metaLength, payload.data());
         } finally {
             if (own != null) {
                 own.release();
             }
+        }
+    }
+
+    /** A payload larger than a frame: the first fragment with the metadata, then PAYLOAD fragments. */
+    private void fragments(int streamId, int type, int flags, int n, Metadata m, int metaLength, MemorySegment data) {
+        long total = data.byteSize();
+        int first = fragment - Frames.HEADER - metaLength;
+        Buffer b = endpoint.memory().allocate(fragment);
+        MemorySegment s = b.capacitySegment();
+        Frames.writeHeader(s, streamId, type, (flags & ~Frames.COMPLETE) | Frames.FOLLOWS, n, metaLength);
+        long at = MetadataCodec.encode(m, s, Frames.HEADER);
+        MemorySegment.copy(data, 0, s, at, first);
+        emit(b.length(fragment));
+        for (long done = first; done < total; ) {
+            int piece = (int) Math.min(fragment - Frames.HEADER, total - done);
+            boolean last = done + piece == total;
+            Buffer f = endpoint.memory().allocate(Frames.HEADER + piece);
+            MemorySegment fs = f.capacitySegment();
+            Frames.writeHeader(fs, streamId, FrameType.PAYLOAD, last ? flags & Frames.COMPLETE : Frames.FOLLOWS, 0, 0);
+            MemorySegment.copy(data, done, fs, Frames.HEADER, piece);
+            emit(f.length(Frames.HEADER + piece));
+            done += piece;
         }
     }
 

@@ -13,17 +13,23 @@ import java.util.Objects;
  */
 public final class InteractionOptions {
 
-    private static final InteractionOptions DEFAULTS = new InteractionOptions(null, List.of(), null);
+    /** The default of {@link #maxPayloadSize}. */
+    public static final long DEFAULT_MAX_PAYLOAD = 256L << 20;
+
+    private static final InteractionOptions DEFAULTS = new InteractionOptions(null, List.of(), null,
+            DEFAULT_MAX_PAYLOAD);
 
     private final @Nullable Publisher<Lease> leases;
     private final List<String> contextKeys;
     private final @Nullable ObservationRegistry observations;
+    private final long maxPayloadSize;
 
     private InteractionOptions(@Nullable Publisher<Lease> leases, List<String> contextKeys,
-                               @Nullable ObservationRegistry observations) {
+                               @Nullable ObservationRegistry observations, long maxPayloadSize) {
         this.leases = leases;
         this.contextKeys = contextKeys;
         this.observations = observations;
+        this.maxPayloadSize = maxPayloadSize;
     }
 
     /** No leases, no context entries, no observations. */
@@ -36,7 +42,8 @@ public final class InteractionOptions {
      * the requester as it is emitted, and stops when the session ends.
      */
     public InteractionOptions lease(Publisher<Lease> leases) {
-        return new InteractionOptions(Objects.requireNonNull(leases, "leases"), contextKeys, observations);
+        return new InteractionOptions(Objects.requireNonNull(leases, "leases"), contextKeys, observations,
+                maxPayloadSize);
     }
 
     /**
@@ -48,7 +55,7 @@ public final class InteractionOptions {
         for (String k : keys) {
             Objects.requireNonNull(k, "key");
         }
-        return new InteractionOptions(leases, List.of(keys), observations);
+        return new InteractionOptions(leases, List.of(keys), observations, maxPayloadSize);
     }
 
     /**
@@ -57,11 +64,28 @@ public final class InteractionOptions {
      * {@code traceparent} for instance), parented by the requester's current observation.
      */
     public InteractionOptions observations(ObservationRegistry registry) {
-        return new InteractionOptions(leases, contextKeys, Objects.requireNonNull(registry, "registry"));
+        return new InteractionOptions(leases, contextKeys, Objects.requireNonNull(registry, "registry"),
+                maxPayloadSize);
+    }
+
+    /**
+     * The most this side holds of payloads arriving in fragments, all streams of the session together (a payload
+     * larger than one frame arrives in fragments and is put together before it is delivered): a peer sending more
+     * fails the stream it sends on. Default {@value #DEFAULT_MAX_PAYLOAD} bytes; at most 2 GiB.
+     */
+    public InteractionOptions maxPayloadSize(long bytes) {
+        if (bytes < 0 || bytes > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("maxPayloadSize " + bytes);
+        }
+        return new InteractionOptions(leases, contextKeys, observations, bytes);
     }
 
     @Nullable Publisher<Lease> leases() {
         return leases;
+    }
+
+    long maxPayloadSize() {
+        return maxPayloadSize;
     }
 
     List<String> contextKeys() {

@@ -45,6 +45,10 @@ final class InteractionSession implements Requester {
     private final LeaseWindow peerLease = new LeaseWindow();
     private final @Nullable Publisher<Lease> leases;
     private volatile @Nullable Disposable leaseSending;
+    /** Payloads arriving in fragments, by stream (polling thread only). */
+    private final NonBlockingHashMapLong<Reassembly> reassembling = new NonBlockingHashMapLong<>();
+    private final long maxReassembled;
+    private long reassembled;
     private volatile @Nullable Throwable endCause;
 
     InteractionSession(Endpoint endpoint, boolean connector, Responder responder, InteractionOptions options) {
@@ -52,6 +56,7 @@ final class InteractionSession implements Requester {
         this.writer = new FrameWriter(endpoint);
         this.propagation = new Propagation(options);
         this.leases = options.leases();
+        this.maxReassembled = options.maxPayloadSize();
         this.responding = new ResponderStreams(this, responder, propagation, leases == null ? null : new LeaseWindow());
         this.connector = connector;
         this.nextId = new AtomicInteger(connector ? 1 : 2);
@@ -280,6 +285,50 @@ final class InteractionSession implements Requester {
             violation("a frame for stream " + id + " with " + metadataLength + " bytes of metadata in " + length);
             return;
         }
+        Reassembly r = reassembling.get(id);
+        if (r != null && type == FrameType.PAYLOAD || (flags & Frames.FOLLOWS) != 0) {
+            if (r == null) {
+                r = new Reassembly(type);
+                reassembling.put(id, r);
+            }
+            boolean last = (flags & Frames.FOLLOWS) == 0;
+            if (r.isDiscarding()) {
+                if (last) {
+                    reassembling.remove(id);
+                }
+                return;
+            }
+            if (reassembled + r.sizeOf(frame) > maxReassembled) {
+                reassembled -= r.bytes();
+                r.discard();
+                if (last) {
+                    reassembling.remove(id);
+                }
+                tooLarge(id, r.type());
+                return;
+            }
+            reassembled += r.sizeOf(frame);
+            r.add(frame);
+            if (!last) {
+                return;
+            }
+            reassembling.remove(id);
+            reassembled -= r.bytes();
+            Buffer whole = r.assemble(endpoint.memory(), flags);
+            try {
+                onFrame(whole);
+            } finally {
+                whole.release();
+            }
+            return;
+        }
+        if (r != null && (type == FrameType.CANCEL || type == FrameType.ERROR)) {
+            dropReassembly(id);
+        }
+        dispatch(id, type, flags, n, frame, metadataLength);
+    }
+
+    private void dispatch(int id, int type, int flags, int n, Buffer frame, int metadataLength) {
         if (FrameType.isRequest(type)) {
             if (((id & 1) == 1) == connector || streams.containsKey(id)) {
                 violation("a request opening stream " + id + ", which it may not open now");
@@ -292,6 +341,25 @@ final class InteractionSession implements Requester {
         if (stream != null) {
             stream.onFrame(type, flags, n, frame, metadataLength);
         } // else: a stream that ended here already; what was under way when it ended is dropped
+    }
+
+    private void dropReassembly(int id) {
+        Reassembly r = reassembling.remove(id);
+        if (r != null) {
+            reassembled -= r.bytes();
+            r.release();
+        }
+    }
+
+    /** A payload arriving in fragments grew beyond what this side holds: its stream fails, the connection stays. */
+    private void tooLarge(int id, int type) {
+        String what = "a payload beyond " + maxReassembled + " bytes in fragments";
+        MuxStream stream = streams.get(id);
+        if (stream != null) {
+            stream.brokenByPeer(what);
+        } else if (FrameType.isRequest(type)) {
+            writer.error(id, ErrorCode.INVALID, what);
+        }
     }
 
     /** The peer broke the protocol outside any one stream: the connection cannot be trusted, so it ends. */
@@ -337,6 +405,9 @@ final class InteractionSession implements Requester {
         }
         for (MuxStream s : streams.values()) {
             s.sessionEnded(cause);
+        }
+        for (long id : reassembling.keySetLong()) {
+            dropReassembly((int) id);
         }
         streams.clear();
         writer.finish();

@@ -118,6 +118,10 @@ final class MuxStream {
     }
 
     /** The peer broke this stream's rules: it gets an error frame and the stream ends here (with an error). */
+    void brokenByPeer(String what) {
+        broken(what);
+    }
+
     private void broken(String what) {
         writer().error(id, ErrorCode.INVALID, what);
         endBoth(new dev.rivulet.core.error.InvalidRequestException("the peer broke the stream's protocol: " + what),

@@ -6,7 +6,6 @@ import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
-import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.RemoteApplicationException;
 import dev.rivulet.core.error.RequestRejectedException;
 import dev.rivulet.core.error.TransportException;
@@ -55,6 +54,7 @@ class InteractionsTest {
                 .requestResponse("echo", p -> Mono.just(Payload.of(p.dataUtf8()).metadata(p.metadata())))
                 .requestResponse("fail", p -> Mono.error(new IllegalStateException("no such key: " + p.dataUtf8())))
                 .requestResponse("empty", p -> Mono.empty())
+                .requestResponse("bytes", p -> Mono.just(Payload.of(p.dataBytes())))
                 .requestResponse("never", p -> Mono.<Payload>never().doOnCancel(responderCancelled::countDown))
                 .requestResponse("late", p -> Mono.delay(Duration.ofMillis(50)).map(x -> Payload.of(p.dataUtf8())))
                 .requestStream("count", p -> Flux.range(0, Integer.parseInt(p.dataUtf8()))
@@ -212,12 +212,33 @@ class InteractionsTest {
     }
 
     @Test
-    void aPayloadLargerThanAFrameFailsItsRequestOnly() {
-        int tooLarge = (int) Math.min(Integer.MAX_VALUE - 64, clientEndpoint.capabilities().maxMessageSize() + 1);
-        StepVerifier.create(client.requestResponse(Payload.of(new byte[tooLarge]).route("echo")))
-                .expectError(MessageTooLargeException.class).verify(TIMEOUT);
+    void payloadsLargerThanAFrameTravelInFragments() {
+        int size = 3 * FrameWriter.MAX_FRAGMENT + 12_345;
+        byte[] data = new byte[size];
+        for (int i = 0; i < size; i++) {
+            data[i] = (byte) (i * 7 + i / 8191);
+        }
+        String text = new String(data, java.nio.charset.StandardCharsets.ISO_8859_1);
+        StepVerifier.create(client.requestResponse(Payload.of(text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1))
+                                .route("bytes"))
+                        .map(p -> java.util.Arrays.equals(p.dataBytes(), data)))
+                .expectNext(true)
+                .verifyComplete();
         StepVerifier.create(client.requestResponse(Payload.of("fine").route("echo")).map(Payload::dataUtf8))
                 .expectNext("fine").verifyComplete();
+    }
+
+    @Test
+    void aPayloadBeyondWhatTheResponderHoldsFailsItsRequestOnly() {
+        try (InteractionSessions s = new InteractionSessions(peer -> Interactions.server(peer,
+                Router.builder().requestResponse("echo", p -> Mono.just(Payload.of(p.dataBytes()))).build(),
+                InteractionOptions.defaults().maxPayloadSize(FrameWriter.MAX_FRAGMENT + 100)))) {
+            Requester small = Interactions.client(s.clientEndpoint);
+            StepVerifier.create(small.requestResponse(Payload.of(new byte[2 * FrameWriter.MAX_FRAGMENT]).route("echo")))
+                    .expectError(dev.rivulet.core.error.InvalidRequestException.class).verify(TIMEOUT);
+            StepVerifier.create(small.requestResponse(Payload.of("fine").route("echo")).map(Payload::dataUtf8))
+                    .expectNext("fine").verifyComplete();
+        }
     }
 
     @Test

@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
  * <pre>
  *  0  int   stream id (odd: opened by the connecting side, even: by the accepting side; 0: the connection)
  *  4  byte  {@link FrameType}
- *  5  byte  flags ({@link #NEXT}, {@link #COMPLETE})
+ *  5  byte  flags ({@link #NEXT}, {@link #COMPLETE}, {@link #FOLLOWS})
  *  6  short reserved, 0
  *  8  int   n: credits (REQUEST_STREAM, REQUEST_CHANNEL, REQUEST_N), an {@link ErrorCode} (ERROR), else 0
  * 12  int   metadata length in bytes
@@ -25,6 +25,12 @@ public final class Frames {
     public static final int NEXT = 1;
     /** A PAYLOAD frame ends its stream (after its payload, if it carries one). */
     public static final int COMPLETE = 2;
+    /**
+     * More of this frame's payload follows in {@code PAYLOAD} fragments of the same stream; the last fragment has
+     * this flag clear (and {@link #COMPLETE} set if the frame ends the stream). The first fragment carries the type,
+     * {@code n} and all the metadata.
+     */
+    public static final int FOLLOWS = 4;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
