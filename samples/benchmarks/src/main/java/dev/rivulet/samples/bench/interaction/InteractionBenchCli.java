@@ -30,7 +30,7 @@ import static dev.rivulet.samples.bench.Results.value;
  * ./mvnw -B -ntp -pl samples/benchmarks -am install -DskipTests
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.interaction.InteractionBenchCli
  *      [--runs 3] [--idle default|spin] [--scale 1.0] [--max-wait 120] [--no-quiet-gate] [--label TEXT]
- *      [--results PATH] [--report PATH]
+ *      [--impls uring,shm,rsocket] [--measurements rr1,rr256,stream] [--results PATH] [--report PATH]
  * </pre>
  *
  * <p>Measurements: request-response with one request in flight (median round trip) and with
@@ -38,7 +38,8 @@ import static dev.rivulet.samples.bench.Results.value;
  * payloads (MB/s). {@code --idle spin} has Rivulet's polling threads busy-poll during each Rivulet measurement;
  * the default leaves them on Rivulet's default idle strategy (RSocket's event loops block in epoll either way).
  * Allocation per request is each JVM's heap allocation (all threads) read around the whole command, warm-up included,
- * divided by the requests it made. What runs where: two JVMs started with this JVM's class path
+ * divided by the requests it made. {@code --impls} and {@code --measurements} run a subset (to profile one
+ * measurement, say); the table then holds what ran. What runs where: two JVMs started with this JVM's class path
  * ({@link InteractionBenchNode} server and client), kept for the whole invocation; this JVM only orchestrates.
  */
 public final class InteractionBenchCli implements CliArgs.SideBySide {
@@ -64,6 +65,8 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
     private final Machine machine;
     private final String label;
     private final String commandLine;
+    private final List<String> impls;
+    private final List<Test> tests;
     private final Results results = new Results();
 
     InteractionBenchCli(Map<String, String> o, Path moduleDir, String commandLine) {
@@ -76,6 +79,9 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                 Long.parseLong(o.getOrDefault("max-wait", "120")));
         this.label = o.get("label");
         this.commandLine = commandLine;
+        this.impls = List.of(o.getOrDefault("impls", String.join(",", URING, SHM, RSOCKET)).split(","));
+        List<String> measurements = List.of(o.getOrDefault("measurements", "rr1,rr256,stream").split(","));
+        this.tests = TESTS.stream().filter(t -> measurements.contains(t.measurement())).toList();
         if (!List.of("default", "spin").contains(idle)) {
             throw new IllegalArgumentException("--idle must be default or spin");
         }
@@ -85,7 +91,8 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         Map<String, String> o = Options.parse(args, 0);
         if (o.containsKey("help")) {
             System.out.println("usage: InteractionBenchCli [--runs N] [--idle default|spin] [--scale F] "
-                    + "[--max-wait SECONDS] [--no-quiet-gate] [--label TEXT] [--results PATH] [--report PATH]");
+                    + "[--max-wait SECONDS] [--no-quiet-gate] [--label TEXT] [--impls uring,shm,rsocket] "
+                    + "[--measurements rr1,rr256,stream] [--results PATH] [--report PATH]");
             return;
         }
         CliArgs.runAndReport(o, new InteractionBenchCli(o, CliArgs.moduleDir("tcp_bench.c"),
@@ -118,16 +125,20 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                     Map.of())) {
                 client.ready();
                 // One untimed pass so the JIT has compiled the hot paths of both JVMs before the first recorded run.
-                for (Test t : TESTS) {
+                for (Test t : tests) {
                     for (String impl : ORDERS.getFirst()) {
-                        measure(server, client, impl, t, false);
+                        if (impls.contains(impl)) {
+                            measure(server, client, impl, t, false);
+                        }
                     }
                 }
                 for (int r = 1; r <= runs; r++) {
-                    for (Test t : TESTS) {
+                    for (Test t : tests) {
                         machine.waitQuiet();
                         for (String impl : ORDERS.get((r - 1) % ORDERS.size())) {
-                            measure(server, client, impl, t, true);
+                            if (impls.contains(impl)) {
+                                measure(server, client, impl, t, true);
+                            }
                         }
                     }
                     System.out.println("# run " + r + "/" + runs + " done");
@@ -186,7 +197,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         List<String> met = new ArrayList<>();
         List<String> missed = new ArrayList<>();
         for (String impl : List.of(URING, SHM)) {
-            for (Test t : TESTS) {
+            for (Test t : tests) {
                 row(b, impl, t, met, missed);
             }
         }
@@ -194,7 +205,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         b.append("Per request both sides do the same work, each at its best: ").append(METHOD).append(' ')
                 .append(NettyPeer.method().replaceFirst("; per message.*", "")).append(" for RSocket's TCP "
                         + "transport.\n\n");
-        b.append("Requests per measurement: ").append(String.join(", ", TESTS.stream().map(t -> name(t) + " "
+        b.append("Requests per measurement: ").append(String.join(", ", tests.stream().map(t -> name(t) + " "
                 + sizeName(t.size()) + " " + count(t)).distinct().toList())).append("; each preceded by an untimed "
                 + "tenth on the same connection. Allocation: each JVM's heap allocation (all threads) around the "
                 + "whole command, warm-up included, per request (per streamed payload for the stream); the driver's "

@@ -2,8 +2,8 @@ package dev.rivulet.samples.bench.interaction;
 
 import dev.rivulet.samples.bench.PingPong;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -62,8 +62,12 @@ final class InteractionDriver {
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    /** The subscriber of one request-response: checks and gives back its answer, then calls {@link #answered}. */
-    private static class Exchange<P> implements Subscriber<P> {
+    /**
+     * The subscriber of one request-response: checks and gives back its answer, then calls {@link #answered}. A
+     * {@link CoreSubscriber}, as both implementations' publishers are Reactor's, so that neither wraps it in a
+     * subscriber of its own per request.
+     */
+    private static class Exchange<P> implements CoreSubscriber<P> {
 
         private final Requesting<P> side;
         private final int size;
@@ -182,7 +186,7 @@ final class InteractionDriver {
     }
 
     /** {@link #stream}'s subscriber: bounded demand, topped up as it consumes, as a windowed consumer does. */
-    private static final class StreamReader<P> implements Subscriber<P> {
+    private static final class StreamReader<P> implements CoreSubscriber<P> {
 
         private final Requesting<P> side;
         private final int size;

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /** One transport configuration the suite measures: whether it can run here, and running it. */
-sealed interface Bench permits FabricBench, ShmBench, UringBench, LocalBench {
+sealed interface Bench permits FabricBench, ShmBench, UringBench, InteractionBench, LocalBench {
 
-    /** Short name for files and markers: "tcp", "rivulet-shm", "uring-default", "local". */
+    /** Short name for files and markers: "tcp", "rivulet-shm", "uring-default", "interactions", "local". */
     String id();
 
-    /** The {@code --only} name that selects it: "tcp", "rivulet-shm", "uring", "local". */
+    /** The {@code --only} name that selects it: "tcp", "rivulet-shm", "uring", "interactions", "local". */
     String transport();
 
     /** Short name for chart titles: "libfabric tcp", "io_uring, default idle strategy". */
@@ -37,6 +37,7 @@ sealed interface Bench permits FabricBench, ShmBench, UringBench, LocalBench {
         all.add(new UringBench("default"));
         all.add(new UringBench("spin"));
         all.add(new UringBench("blocking"));
+        all.add(new InteractionBench());
         all.add(new LocalBench());
         return all.stream().filter(b -> o.runs(b.transport())).toList();
     }
