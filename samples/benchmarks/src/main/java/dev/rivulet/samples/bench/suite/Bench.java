@@ -1,5 +1,8 @@
 package dev.rivulet.samples.bench.suite;
 
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.spi.TransportProvider;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +43,21 @@ sealed interface Bench permits FabricBench, ShmBench, UringBench, InteractionBen
         all.add(new InteractionBench());
         all.add(new LocalBench());
         return all.stream().filter(b -> o.runs(b.transport())).toList();
+    }
+
+    /**
+     * Why the transport provider {@code provider} cannot run here ({@code name} as the reason calls it: "shm://"),
+     * empty when it can.
+     */
+    static Optional<String> providerUnavailable(String provider, String name) {
+        Optional<TransportProvider> p = Transports.provider(provider);
+        if (p.isEmpty()) {
+            return Optional.of("no " + name + " transport provider on the class path");
+        }
+        if (!p.get().availability().available()) {
+            return Optional.of(name + " is unavailable: " + p.get().availability().reason());
+        }
+        return Optional.empty();
     }
 
     /** Why the native baselines cannot be compiled here ({@code gcc} missing), empty when they can. */

@@ -1,7 +1,5 @@
 package dev.rivulet.samples.bench.suite;
 
-import dev.rivulet.core.Transports;
-import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.bench.interaction.InteractionBenchCli;
 import dev.rivulet.samples.bench.suite.ChartPlan.Bar;
 import dev.rivulet.samples.bench.suite.ChartPlan.Line;
@@ -38,16 +36,8 @@ record InteractionBench() implements Bench {
 
     @Override
     public Optional<String> unavailable() {
-        for (String name : List.of("io_uring", "shm")) {
-            Optional<TransportProvider> p = Transports.provider(name);
-            if (p.isEmpty()) {
-                return Optional.of("no " + name + " transport provider on the class path");
-            }
-            if (!p.get().availability().available()) {
-                return Optional.of(name + " is unavailable: " + p.get().availability().reason());
-            }
-        }
-        return Optional.empty();
+        return Bench.providerUnavailable("io_uring", "io_uring")
+                .or(() -> Bench.providerUnavailable("shm", "shm://"));
     }
 
     @Override
