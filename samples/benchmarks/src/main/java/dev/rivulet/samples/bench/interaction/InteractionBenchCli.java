@@ -35,8 +35,9 @@ import static dev.rivulet.samples.bench.Results.value;
  *
  * <p>Measurements: request-response with one request in flight (median round trip) and with
  * {@value InteractionBenchNode#WINDOW} in flight (requests/s), at 64 B and 4 KiB, and one request-stream of 64 KiB
- * payloads (MB/s). {@code --idle spin} has Rivulet's polling threads busy-poll during each Rivulet measurement;
- * the default leaves them on Rivulet's default idle strategy (RSocket's event loops block in epoll either way).
+ * payloads (MB/s). {@code --idle spin} has the measured transport's polling threads busy-poll during each of its
+ * measurements; the default leaves them on Rivulet's default idle strategy (RSocket's event loops block in epoll
+ * either way).
  * Allocation per request is each JVM's heap allocation (all threads) read around the whole command, warm-up included,
  * divided by the requests it made. {@code --impls} and {@code --measurements} run a subset (to profile one
  * measurement, say); the table then holds what ran. What runs where: two JVMs started with this JVM's class path
@@ -152,8 +153,15 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
     private void measure(ChildJvm server, ChildJvm client, String impl, Test t, boolean record) throws IOException {
         boolean hot = idle.equals("spin") && !impl.equals(RSOCKET);
         long before = serverAllocated(server);
-        String line = CliArgs.measure(server, client, hot, impl + "-" + t.measurement() + " " + t.size() + " "
-                + count(t));
+        if (hot) {
+            server.command("hot " + impl, true);
+            client.command("hot " + impl, true);
+        }
+        String line = client.command(impl + "-" + t.measurement() + " " + t.size() + " " + count(t), true);
+        if (hot) {
+            server.command("cold", true);
+            client.command("cold", true);
+        }
         if (!line.startsWith("RESULT ")) {
             throw new IllegalStateException(impl + " " + t + " failed: " + line);
         }

@@ -8,7 +8,6 @@ import dev.rivulet.core.interaction.Payload;
 import dev.rivulet.samples.bench.CommandLoop;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
-import dev.rivulet.samples.bench.SwitchableIdle;
 import io.rsocket.transport.netty.server.CloseableChannel;
 
 import java.time.Duration;
@@ -24,7 +23,8 @@ import static dev.rivulet.samples.bench.BenchWire.allocated;
  * <pre>
  * InteractionBenchNode server [--idle default|spin]
  *     prints "READY &lt;uring uri&gt; &lt;shm uri&gt; &lt;rsocket port&gt;", serves until its stdin closes; "alloc" answers
- *     "OK alloc=BYTES" (this JVM's heap allocation so far), "hot" / "cold" switch --idle spin on and off.
+ *     "OK alloc=BYTES" (this JVM's heap allocation so far); "hot uring|shm" and "cold" switch --idle spin's
+ *     busy-polling to one transport and off, on both nodes.
  * InteractionBenchNode client [--idle default|spin] --uring URI --shm URI --rsocket-port PORT
  *     prints "READY", then answers each "IMPL-MEASUREMENT SIZE COUNT" on stdin with one "RESULT k=v ..." (or
  *     "ERROR ...") line, IMPL one of uring, shm, rsocket and MEASUREMENT one of rr1 (request-response, one in
@@ -51,12 +51,9 @@ public final class InteractionBenchNode {
             System.exit(64);
         }
         Map<String, String> o = Options.parse(args, 1);
-        TransportConfig config = TransportConfig.defaults();
-        if ("spin".equals(o.get("idle"))) {
-            config = config.idleStrategy(SwitchableIdle::new);
-        }
-        Transport uring = Transports.open("io_uring", config);
-        Transport shm = Transports.open("shm", config);
+        boolean spin = "spin".equals(o.get("idle"));
+        Transport uring = Transports.open("io_uring", config(spin, "uring"));
+        Transport shm = Transports.open("shm", config(spin, "shm"));
         switch (args[0]) {
             case "server" -> server(uring, shm);
             case "client" -> client(uring, shm, o);
@@ -70,6 +67,11 @@ public final class InteractionBenchNode {
         System.exit(0);
     }
 
+    private static TransportConfig config(boolean spin, String transport) {
+        TransportConfig c = TransportConfig.defaults();
+        return spin ? c.idleStrategy(() -> HotTransport.idle(transport)) : c;
+    }
+
     private static void server(Transport uring, Transport shm) throws Exception {
         Listener u = uring.bind("uring://127.0.0.1:0").block(TIMEOUT);
         Listener s = shm.bind("shm://rivulet-interactions-" + ProcessHandle.current().pid()).block(TIMEOUT);
@@ -78,7 +80,7 @@ public final class InteractionBenchNode {
         CloseableChannel rsocket = RSocketSide.serve();
         System.out.println("READY " + u.address() + " " + s.address() + " " + rsocket.address().getPort());
         System.out.flush();
-        CommandLoop.serve(line -> line.equals("alloc") ? "OK alloc=" + allocated() : SwitchableIdle.command(line));
+        CommandLoop.serve(line -> line.equals("alloc") ? "OK alloc=" + allocated() : HotTransport.command(line));
         rsocket.dispose();
         u.dispose();
         s.dispose();
@@ -90,7 +92,7 @@ public final class InteractionBenchNode {
         RSocketSide.Client rsocket = RSocketSide.connect(Integer.parseInt(o.get("rsocket-port")));
         System.out.println("READY");
         System.out.flush();
-        CommandLoop.run((mode, size, count) -> {
+        CommandLoop.run(HotTransport::command, (mode, size, count) -> {
             String impl = mode.substring(0, mode.indexOf('-'));
             String measurement = mode.substring(mode.indexOf('-') + 1);
             return switch (impl) {
