@@ -34,6 +34,19 @@ public final class NettyPeer {
      * their own {@code send(Publisher)}.
      */
     public static DisposableServer serve() {
+        return server()
+                .handle((in, out) -> {
+                    NettyFrameWalker walker = new NettyFrameWalker(out.alloc());
+                    return out.send(in.receive().handle(walker::onChunk));
+                })
+                .bindNow(BIND_TIMEOUT);
+    }
+
+    /**
+     * The server side's configuration, on an ephemeral port of the loopback address, without a handler: for
+     * {@link #serve()} and for protocols that bring their own (RSocket's {@code TcpServerTransport}).
+     */
+    public static TcpServer server() {
         return TcpServer.create().host(HOST).port(0)
                 // On the listening socket too: the receive window's scale is agreed in the handshake.
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
@@ -42,16 +55,11 @@ public final class NettyPeer {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // Reads of up to 1 MiB where the socket holds that much (Netty's default stops growing at 64 KiB):
                 // fewer read calls for large messages, as the C receiver's 256 KiB reads.
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 << 10, 1 << 20))
-                .handle((in, out) -> {
-                    NettyFrameWalker walker = new NettyFrameWalker(out.alloc());
-                    return out.send(in.receive().handle(walker::onChunk));
-                })
-                .bindNow(BIND_TIMEOUT);
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 64 << 10, 1 << 20));
     }
 
     /** The client side's configuration, to a server on {@code port} of the loopback address. */
-    static TcpClient client(int port) {
+    public static TcpClient client(int port) {
         return TcpClient.create().host(HOST).port(port)
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
@@ -59,7 +67,7 @@ public final class NettyPeer {
     }
 
     /** The channel class Reactor Netty picked ({@code EpollSocketChannel} when the native transport loaded). */
-    static String channel(Class<?> channelClass) {
+    public static String channel(Class<?> channelClass) {
         return channelClass.getSimpleName() + (Epoll.isAvailable() ? ""
                 : "(epoll-unavailable:" + Epoll.unavailabilityCause() + ")");
     }

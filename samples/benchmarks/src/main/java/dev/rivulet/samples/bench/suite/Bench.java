@@ -1,5 +1,8 @@
 package dev.rivulet.samples.bench.suite;
 
+import dev.rivulet.core.Transports;
+import dev.rivulet.core.spi.TransportProvider;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,12 +11,12 @@ import java.util.List;
 import java.util.Optional;
 
 /** One transport configuration the suite measures: whether it can run here, and running it. */
-sealed interface Bench permits FabricBench, ShmBench, UringBench, LocalBench {
+sealed interface Bench permits FabricBench, ShmBench, UringBench, InteractionBench, LocalBench {
 
-    /** Short name for files and markers: "tcp", "rivulet-shm", "uring-default", "local". */
+    /** Short name for files and markers: "tcp", "rivulet-shm", "uring-default", "interactions", "local". */
     String id();
 
-    /** The {@code --only} name that selects it: "tcp", "rivulet-shm", "uring", "local". */
+    /** The {@code --only} name that selects it: "tcp", "rivulet-shm", "uring", "interactions", "local". */
     String transport();
 
     /** Short name for chart titles: "libfabric tcp", "io_uring, default idle strategy". */
@@ -37,8 +40,24 @@ sealed interface Bench permits FabricBench, ShmBench, UringBench, LocalBench {
         all.add(new UringBench("default"));
         all.add(new UringBench("spin"));
         all.add(new UringBench("blocking"));
+        all.add(new InteractionBench());
         all.add(new LocalBench());
         return all.stream().filter(b -> o.runs(b.transport())).toList();
+    }
+
+    /**
+     * Why the transport provider {@code provider} cannot run here ({@code name} as the reason calls it: "shm://"),
+     * empty when it can.
+     */
+    static Optional<String> providerUnavailable(String provider, String name) {
+        Optional<TransportProvider> p = Transports.provider(provider);
+        if (p.isEmpty()) {
+            return Optional.of("no " + name + " transport provider on the class path");
+        }
+        if (!p.get().availability().available()) {
+            return Optional.of(name + " is unavailable: " + p.get().availability().reason());
+        }
+        return Optional.empty();
     }
 
     /** Why the native baselines cannot be compiled here ({@code gcc} missing), empty when they can. */

@@ -17,15 +17,16 @@ import java.util.Optional;
  * Every transport available on this machine, side by side with the baselines its benchmark already uses, in one
  * command ({@code bin/bench}): libfabric {@code tcp} and {@code shm} with {@code FabricBenchCli}, Rivulet's own
  * {@code shm://} ({@code rivulet-shm}) with {@code ShmBenchCli}, io_uring with {@code UringBenchCli} with each idle
- * strategy, and the {@code local} transport's JMH benchmark and {@code IdleCpu}.
+ * strategy, the interaction models over io_uring and {@code shm://} against RSocket ({@code interactions}) with
+ * {@code InteractionBenchCli}, and the {@code local} transport's JMH benchmark and {@code IdleCpu}.
  * What cannot run here is skipped with the reason. Each transport's tables go into its detail page beside its charts
  * ({@code docs/benchmarks/tcp.md}, {@code tcp-throughput.png}, ...; {@link SuiteSection}), and the table across
  * transports in {@code docs/benchmarks.md} is rebuilt from those pages ({@link SuiteSummary}); {@code --render}
  * rebuilds it without measuring anything.
  *
  * <pre>
- * bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F] [--no-quiet-gate]
- *           [--render] [--docs PATH] [--charts DIR] [--work DIR]
+ * bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,interactions,local] [--runs N] [--scale F]
+ *           [--no-quiet-gate] [--render] [--docs PATH] [--charts DIR] [--work DIR]
  * </pre>
  *
  * <p>The side-by-side CLIs run in JVMs of their own (each starts its own node JVMs and native programs), one after

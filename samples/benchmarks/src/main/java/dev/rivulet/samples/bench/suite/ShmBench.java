@@ -1,7 +1,5 @@
 package dev.rivulet.samples.bench.suite;
 
-import dev.rivulet.core.Transports;
-import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.bench.shm.ShmBenchCli;
 import dev.rivulet.samples.bench.suite.ChartPlan.Bar;
 import dev.rivulet.samples.bench.suite.ChartPlan.Line;
@@ -39,15 +37,8 @@ record ShmBench() implements Bench {
 
     @Override
     public Optional<String> unavailable() {
-        Optional<TransportProvider> p = Transports.provider("shm");
-        if (p.isEmpty()) {
-            return Optional.of("no shm:// transport provider on the class path");
-        }
-        if (!p.get().availability().available()) {
-            return Optional.of("shm:// is unavailable: " + p.get().availability().reason());
-        }
         // Without gcc only the C copy is left out (the CLI says so); libfabric's shm likewise.
-        return Optional.empty();
+        return Bench.providerUnavailable("shm", "shm://");
     }
 
     @Override

@@ -40,15 +40,25 @@ final class SuiteCharts {
     private record Look(Color color, Marker marker) {
     }
 
-    private static final Map<String, Look> LOOKS = Map.of(
-            "rivulet", new Look(new Color(31, 119, 180), SeriesMarkers.CIRCLE),
-            "native", new Look(new Color(255, 127, 14), SeriesMarkers.DIAMOND),
-            "netty", new Look(new Color(44, 160, 44), SeriesMarkers.SQUARE),
-            "native-bound", new Look(new Color(214, 39, 40), SeriesMarkers.TRIANGLE_UP),
-            "fabric-shm", new Look(new Color(148, 103, 189), SeriesMarkers.SQUARE),
-            "aeron", new Look(new Color(23, 190, 207), SeriesMarkers.DIAMOND),
-            "memcpy", new Look(new Color(127, 127, 127), SeriesMarkers.TRIANGLE_UP),
-            "memcpy-c", new Look(new Color(188, 189, 34), SeriesMarkers.TRIANGLE_DOWN));
+    private static final Look RIVULET = new Look(new Color(31, 119, 180), SeriesMarkers.CIRCLE);
+    private static final Look NETTY = new Look(new Color(44, 160, 44), SeriesMarkers.SQUARE);
+
+    /**
+     * By implementation as the CLIs file their runs; the interaction benchmark's Rivulet over io_uring keeps
+     * Rivulet's look, and RSocket, which runs on Reactor Netty, Netty's.
+     */
+    private static final Map<String, Look> LOOKS = Map.ofEntries(
+            Map.entry("rivulet", RIVULET),
+            Map.entry("native", new Look(new Color(255, 127, 14), SeriesMarkers.DIAMOND)),
+            Map.entry("netty", NETTY),
+            Map.entry("native-bound", new Look(new Color(214, 39, 40), SeriesMarkers.TRIANGLE_UP)),
+            Map.entry("fabric-shm", new Look(new Color(148, 103, 189), SeriesMarkers.SQUARE)),
+            Map.entry("aeron", new Look(new Color(23, 190, 207), SeriesMarkers.DIAMOND)),
+            Map.entry("memcpy", new Look(new Color(127, 127, 127), SeriesMarkers.TRIANGLE_UP)),
+            Map.entry("memcpy-c", new Look(new Color(188, 189, 34), SeriesMarkers.TRIANGLE_DOWN)),
+            Map.entry("uring", RIVULET),
+            Map.entry("shm", new Look(new Color(140, 86, 75), SeriesMarkers.DIAMOND)),
+            Map.entry("rsocket", NETTY));
 
     private static final Font TITLE = new Font(Font.SANS_SERIF, Font.BOLD, 15);
     private static final Font TEXT = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
@@ -152,7 +162,7 @@ final class SuiteCharts {
                 continue;
             }
             XYSeries s = c.addSeries(l.label(), xs, ys);
-            Look look = LOOKS.getOrDefault(l.impl(), LOOKS.get("rivulet"));
+            Look look = LOOKS.getOrDefault(l.impl(), RIVULET);
             s.setLineColor(look.color());
             s.setMarkerColor(look.color());
             s.setMarker(look.marker());
@@ -188,7 +198,7 @@ final class SuiteCharts {
                 continue;
             }
             CategorySeries series = c.addSeries(b.label(), List.of("64 B"), List.of(s.median()));
-            series.setFillColor(LOOKS.getOrDefault(b.impl(), LOOKS.get("rivulet")).color());
+            series.setFillColor(LOOKS.getOrDefault(b.impl(), RIVULET).color());
         }
         return c;
     }
@@ -225,7 +235,7 @@ final class SuiteCharts {
                 CategorySeries s = c.addSeries("Rivulet local " + LocalBench.benchmarkName(mode).replace("`", ""),
                         xs, ys, errors);
                 if (modes.size() == 1) {
-                    s.setFillColor(LOOKS.get("rivulet").color());
+                    s.setFillColor(RIVULET.color());
                 }
             }
         }

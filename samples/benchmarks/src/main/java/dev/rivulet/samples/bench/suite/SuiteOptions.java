@@ -32,17 +32,20 @@ public record SuiteOptions(Set<String> only, boolean quick, Integer runs, Double
      * Every transport the suite knows, in the order it runs and documents them: {@code shm} is libfabric's shm
      * provider, {@code rivulet-shm} Rivulet's own {@code shm://} transport.
      */
-    public static final List<String> TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "sockets", "uring", "local");
+    public static final List<String> TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "sockets", "uring",
+            "interactions", "local");
 
     /** What runs without --only: {@code sockets} (deprecated upstream) only when asked for. */
-    public static final List<String> DEFAULT_TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "uring", "local");
+    public static final List<String> DEFAULT_TRANSPORTS = List.of("tcp", "shm", "rivulet-shm", "uring", "interactions",
+            "local");
 
     static final String USAGE = """
-            usage: bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,local] [--runs N] [--scale F]
-                             [--no-quiet-gate] [--render] [--docs PATH] [--charts DIR] [--work DIR]
+            usage: bin/bench [--quick] [--only tcp,shm,rivulet-shm,sockets,uring,interactions,local] [--runs N]
+                             [--scale F] [--no-quiet-gate] [--render] [--docs PATH] [--charts DIR] [--work DIR]
               --quick          one run each, a tenth of the messages, short JMH iterations: checks that it all works
-              --only LIST      transports to run (default tcp,shm,rivulet-shm,uring,local; sockets is a
-                               compatibility run); shm is libfabric's shm provider, rivulet-shm Rivulet's shm://
+              --only LIST      transports to run (default tcp,shm,rivulet-shm,uring,interactions,local; sockets is
+                               a compatibility run); shm is libfabric's shm provider, rivulet-shm Rivulet's shm://,
+                               interactions the interaction models over io_uring and shm:// against RSocket
               --runs N         recorded runs per measurement of the side-by-side CLIs (default: theirs, 5 or 3)
               --scale F        message counts x F for the side-by-side CLIs
               --no-quiet-gate  do not wait for the shared machine to quieten before measurements (--quick implies it)

@@ -29,7 +29,7 @@ final class SuiteSection {
 
     /** The order of the blocks: the suite's run order. */
     static final List<String> ORDER = List.of("tcp", "shm", "rivulet-shm", "sockets", "uring-default",
-            "uring-spin", "uring-blocking", "local");
+            "uring-spin", "uring-blocking", "interactions", "local");
 
     private static final Pattern BLOCK = Pattern.compile(
             "<!-- bench-suite:([a-z0-9-]+):begin -->\\n(.*?)<!-- bench-suite:\\1:end -->", Pattern.DOTALL);
@@ -90,6 +90,7 @@ final class SuiteSection {
             case "rivulet-shm" -> "Benchmarks: Rivulet `shm://`";
             case "sockets" -> "Benchmarks: libfabric `sockets` (compatibility only)";
             case "uring" -> "Benchmarks: io_uring";
+            case "interactions" -> "Benchmarks: interaction models against RSocket";
             case "local" -> "Benchmarks: `local` (in-JVM)";
             default -> "Benchmarks: " + transport;
         };

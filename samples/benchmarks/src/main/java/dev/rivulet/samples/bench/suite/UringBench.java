@@ -1,7 +1,5 @@
 package dev.rivulet.samples.bench.suite;
 
-import dev.rivulet.core.Transports;
-import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.bench.suite.ChartPlan.Bar;
 import dev.rivulet.samples.bench.suite.ChartPlan.Line;
 import dev.rivulet.samples.bench.uring.UringBenchCli;
@@ -48,14 +46,7 @@ record UringBench(String idle) implements Bench {
 
     @Override
     public Optional<String> unavailable() {
-        Optional<TransportProvider> p = Transports.provider("io_uring");
-        if (p.isEmpty()) {
-            return Optional.of("no io_uring transport provider on the class path");
-        }
-        if (!p.get().availability().available()) {
-            return Optional.of("io_uring is unavailable: " + p.get().availability().reason());
-        }
-        return Bench.missingCompiler();
+        return Bench.providerUnavailable("io_uring", "io_uring").or(Bench::missingCompiler);
     }
 
     @Override

@@ -103,6 +103,35 @@ class SuiteSummaryTest {
                 + "| `stream` | 64 B | 126.4 ns/msg | — | ≤ 25 ns/msg | **no** |");
     }
 
+    private static final String INTERACTIONS_PAGE = """
+            <!-- bench-suite:begin -->
+            <!-- bench-suite:interactions:begin -->
+            ### Interaction models: Rivulet over io_uring and shm:// against RSocket over TCP
+
+            | measurement | size | unit | Rivulet median (min .. max) | RSocket TCP median (min .. max) \
+            | Rivulet / RSocket | Rivulet heap per request, client; server | target | met? |
+            |---|---:|---|---:|---:|---:|---:|---|---|
+            | io_uring request-response 1 in flight (median round trip, lower is better) | 64 B | µs \
+            | 10.4 (9.8 .. 11.0) | 26.0 (25.1 .. 27.3) | 0.40 | 350; 580 B | ≤ 0.5 × RSocket | yes |
+            | io_uring request-stream | 64 KiB | MB/s | 2 100 (2 000 .. 2 200) | 1 900 (1 800 .. 2 000) | 1.11 \
+            | 45; 130 B | — |  |
+            | shm:// request-response 256 in flight | 4 KiB | requests/s | 131 342 (120 000 .. 140 000) \
+            | 46 365 (40 000 .. 50 000) | 2.83 | 408; 536 B | ≥ 5 × RSocket | **no** |
+            <!-- bench-suite:interactions:end -->
+            <!-- bench-suite:end -->
+            """;
+
+    @Test
+    void theInteractionModelsRowsNameTheirTransportAndModelAndLeaveTheAllocationColumnOut() {
+        String table = SuiteSummary.table(Map.of("interactions", INTERACTIONS_PAGE), "benchmarks");
+
+        assertThat(table.lines().skip(2)).containsExactly(
+                "| [Interaction models](benchmarks/interactions.md) | io_uring request-response 1 in flight | 64 B "
+                        + "| 10.4 µs | 0.40 × RSocket | ≤ 0.5 × RSocket | yes |",
+                "| [Interaction models](benchmarks/interactions.md) | shm:// request-response 256 in flight | 4 KiB "
+                        + "| 131 342 requests/s | 2.83 × RSocket | ≥ 5 × RSocket | **no** |");
+    }
+
     @Test
     void rewritingTheSummaryKeepsTheTextAroundItsTable(@TempDir Path dir) throws Exception {
         Path pages = Files.createDirectories(dir.resolve("benchmarks"));
