@@ -39,6 +39,8 @@ final class InteractionSession implements Requester {
     private final boolean connector;
     private final NonBlockingHashMapLong<MuxStream> streams = new NonBlockingHashMapLong<>();
     private final AtomicInteger nextId;
+    /** Whether stream ids wrapped around once, so that a new id may still be in use by a long-lived stream. */
+    private volatile boolean wrapped;
     private final Sinks.Empty<Void> ended = Sinks.empty();
     private final Propagation propagation;
     /** What the peer's leases still admit of this side's requests. */
@@ -49,6 +51,8 @@ final class InteractionSession implements Requester {
     private final NonBlockingHashMapLong<Reassembly> reassembling = new NonBlockingHashMapLong<>();
     private final long maxReassembled;
     private long reassembled;
+    /** Entries of {@link #reassembling}, so that a frame looks there only when something is under way. */
+    private int reassemblies;
     private final MetadataCache metadata = new MetadataCache();
     private volatile @Nullable Throwable endCause;
 
@@ -250,11 +254,12 @@ final class InteractionSession implements Requester {
         for (;;) {
             int id = nextId.getAndAdd(2);
             if (id <= 0) {
-                // Wrapped after 2^30 requests: start over, skipping ids still in use.
+                // Wrapped after 2^30 requests: start over, and from now on skip ids still in use.
+                wrapped = true;
                 nextId.compareAndSet(id + 2, connector ? 1 : 2);
                 continue;
             }
-            if (!streams.containsKey(id)) {
+            if (!wrapped || !streams.containsKey(id)) {
                 return id;
             }
         }
@@ -286,16 +291,17 @@ final class InteractionSession implements Requester {
             violation("a frame for stream " + id + " with " + metadataLength + " bytes of metadata in " + length);
             return;
         }
-        Reassembly r = reassembling.get(id);
+        Reassembly r = reassemblies == 0 ? null : reassembling.get(id);
         if (r != null && type == FrameType.PAYLOAD || (flags & Frames.FOLLOWS) != 0) {
             if (r == null) {
                 r = new Reassembly(type);
                 reassembling.put(id, r);
+                reassemblies++;
             }
             boolean last = (flags & Frames.FOLLOWS) == 0;
             if (r.isDiscarding()) {
                 if (last) {
-                    reassembling.remove(id);
+                    forget(id);
                 }
                 return;
             }
@@ -303,7 +309,7 @@ final class InteractionSession implements Requester {
                 reassembled -= r.bytes();
                 r.discard();
                 if (last) {
-                    reassembling.remove(id);
+                    forget(id);
                 }
                 tooLarge(id, r.type());
                 return;
@@ -313,7 +319,7 @@ final class InteractionSession implements Requester {
             if (!last) {
                 return;
             }
-            reassembling.remove(id);
+            forget(id);
             reassembled -= r.bytes();
             Buffer whole = r.assemble(endpoint.memory(), flags);
             try {
@@ -344,8 +350,16 @@ final class InteractionSession implements Requester {
         } // else: a stream that ended here already; what was under way when it ended is dropped
     }
 
-    private void dropReassembly(int id) {
+    private @Nullable Reassembly forget(int id) {
         Reassembly r = reassembling.remove(id);
+        if (r != null) {
+            reassemblies--;
+        }
+        return r;
+    }
+
+    private void dropReassembly(int id) {
+        Reassembly r = forget(id);
         if (r != null) {
             reassembled -= r.bytes();
             r.release();
