@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
@@ -72,14 +72,14 @@ final class ResponderStreams {
             observation.stop();
         };
         switch (type) {
-            case FrameType.REQUEST_FNF -> Mono.defer(() -> call(observation, () -> responder.fireAndForget(request)))
+            case FrameType.REQUEST_FNF -> Mono.from(call(observation, () -> responder.fireAndForget(request)))
                     .doOnError(e -> failed(observation, e))
                     .doFinally(signal -> releaseRequest.run())
                     .contextWrite(context)
                     .subscribe(null, e -> log.debug("fire-and-forget handler failed on stream {}", id, e));
-            case FrameType.REQUEST_RESPONSE -> answer(id, StreamOutbound.Shape.SINGLE, 1,
-                    Mono.defer(() -> call(observation, () -> responder.requestResponse(request))), null,
-                    releaseRequest, observation, context);
+            case FrameType.REQUEST_RESPONSE -> answer(new MuxStream(session, id, false), null,
+                    StreamOutbound.Shape.SINGLE, 1, releaseRequest, observation, context,
+                    () -> responder.requestResponse(request));
             case FrameType.REQUEST_STREAM -> {
                 if (n <= 0) {
                     failed(observation, null);
@@ -87,9 +87,8 @@ final class ResponderStreams {
                     session.rejectOpen(id, ErrorCode.INVALID, "a request-stream with " + n + " initial credits");
                     return;
                 }
-                answer(id, StreamOutbound.Shape.STREAM, n,
-                        Flux.defer(() -> call(observation, () -> responder.requestStream(request))), null,
-                        releaseRequest, observation, context);
+                answer(new MuxStream(session, id, false), null, StreamOutbound.Shape.STREAM, n, releaseRequest,
+                        observation, context, () -> responder.requestStream(request));
             }
             case FrameType.REQUEST_CHANNEL -> {
                 if (n <= 0) {
@@ -100,9 +99,8 @@ final class ResponderStreams {
                 }
                 MuxStream stream = new MuxStream(session, id, false);
                 StreamInbound rest = new StreamInbound(stream, null);
-                subscribeAnswer(stream, rest, StreamOutbound.Shape.STREAM, n,
-                        Flux.defer(() -> call(observation, () -> responder.requestChannel(request, rest))),
-                        releaseRequest, observation, context);
+                answer(stream, rest, StreamOutbound.Shape.STREAM, n, releaseRequest, observation, context,
+                        () -> responder.requestChannel(request, rest));
                 if ((flags & Frames.COMPLETE) != 0) {
                     rest.completeEmpty(); // the requester's stream held only the opening payload
                 }
@@ -111,34 +109,37 @@ final class ResponderStreams {
         }
     }
 
-    private void answer(int id, StreamOutbound.Shape shape, int credits, Publisher<Payload> answer,
-                        @Nullable StreamInbound in, Runnable releaseRequest, @Nullable Observation observation,
-                        Context context) {
-        subscribeAnswer(new MuxStream(session, id, false), in, shape, credits, answer, releaseRequest, observation,
-                context);
-    }
-
-    private void subscribeAnswer(MuxStream stream, @Nullable StreamInbound in, StreamOutbound.Shape shape, int credits,
-                                 Publisher<Payload> answer, Runnable releaseRequest,
-                                 @Nullable Observation observation, Context context) {
-        StreamOutbound out = new StreamOutbound(stream, shape, Context.empty());
+    /**
+     * Opens the stream and subscribes what the handler answers under the peer's {@code credits}: the subscriber
+     * itself carries the handler's {@code Context} and lets go of the request when it is over, so an answer costs
+     * no operator of its own.
+     */
+    private void answer(MuxStream stream, @Nullable StreamInbound in, StreamOutbound.Shape shape, int credits,
+                        Runnable releaseRequest, @Nullable Observation observation, Context context,
+                        Supplier<? extends Publisher<Payload>> handler) {
+        StreamOutbound out = new StreamOutbound(stream, shape, context, releaseRequest, observation);
         stream.attach(in, out);
         session.opened(stream);
-        Flux.from(answer)
-                .doOnError(e -> failed(observation, e))
-                .doFinally(signal -> releaseRequest.run())
-                .contextWrite(context)
-                .subscribe(out);
+        call(observation, handler).subscribe(out);
         out.credit(credits);
     }
 
     /** Calls a handler with its observation in scope, so thread-local instrumentation inside it sees it. */
-    private static <T> T call(@Nullable Observation observation, Supplier<T> handler) {
-        if (observation == null) {
-            return handler.get();
-        }
-        try (Observation.Scope scope = observation.openScope()) {
-            return handler.get();
+    private static <T> Publisher<T> call(@Nullable Observation observation,
+                                         Supplier<? extends Publisher<T>> handler) {
+        try {
+            Publisher<T> answer;
+            if (observation == null) {
+                answer = handler.get();
+            } else {
+                try (Observation.Scope scope = observation.openScope()) {
+                    answer = handler.get();
+                }
+            }
+            return answer != null ? answer : Mono.error(new NullPointerException("the handler returned null"));
+        } catch (Throwable t) {
+            Exceptions.throwIfFatal(t);
+            return Mono.error(t); // a handler that throws fails its request, as one returning an error does
         }
     }
 

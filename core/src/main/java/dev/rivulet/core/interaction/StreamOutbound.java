@@ -2,6 +2,7 @@ package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -9,6 +10,7 @@ import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The payloads one stream sends: subscribes the local publisher (a handler's answer, a channel's requests) and asks
@@ -27,9 +29,17 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         CHANNEL_REQUESTS
     }
 
+    private static final AtomicIntegerFieldUpdater<StreamOutbound> ENDED =
+            AtomicIntegerFieldUpdater.newUpdater(StreamOutbound.class, "ended");
+
     private final MuxStream stream;
     private final Shape shape;
     private final Context context;
+    /** Runs once when this side of the stream is over, however it ends (the responder lets go of its request). */
+    private final @Nullable Runnable onEnd;
+    private final @Nullable Observation observation;
+    @SuppressWarnings("unused") // through ENDED
+    private volatile int ended;
     private @Nullable Subscription upstream;
     private long pendingCredits;
     private boolean sentFirst;
@@ -38,9 +48,31 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
     private volatile boolean done;
 
     StreamOutbound(MuxStream stream, Shape shape, Context context) {
+        this(stream, shape, context, null, null);
+    }
+
+    /**
+     * {@code context}: what the publisher sees as its subscriber's Reactor {@code Context}; {@code onEnd}: runs once
+     * when this side is over; {@code observation}: told of a failure.
+     */
+    StreamOutbound(MuxStream stream, Shape shape, Context context, @Nullable Runnable onEnd,
+                   @Nullable Observation observation) {
         this.stream = stream;
         this.shape = shape;
         this.context = context;
+        this.onEnd = onEnd;
+        this.observation = observation;
+    }
+
+    private void ended(@Nullable Throwable error) {
+        if (ENDED.compareAndSet(this, 0, 1)) {
+            if (error != null && observation != null) {
+                observation.error(error);
+            }
+            if (onEnd != null) {
+                onEnd.run();
+            }
+        }
     }
 
     /** The opening frame of a requester's channel will carry {@code n} credits for the answers. */
@@ -101,6 +133,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
                     done = true;
                     stream.writer().payload(stream.id(), FrameType.PAYLOAD, Frames.NEXT | Frames.COMPLETE, 0, p);
                     stream.outboundCompleted();
+                    ended(null);
                 }
                 case STREAM -> stream.writer().payload(stream.id(), FrameType.PAYLOAD, Frames.NEXT, 0, p);
                 case CHANNEL_REQUESTS -> {
@@ -120,6 +153,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
             }
             done = true;
             stream.outboundFailed(e, shape != Shape.CHANNEL_REQUESTS || sentFirst);
+            ended(e);
         }
     }
 
@@ -133,6 +167,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         done = true;
         boolean opened = shape != Shape.CHANNEL_REQUESTS || sentFirst;
         stream.outboundFailed(t, opened);
+        ended(t);
     }
 
     @Override
@@ -143,10 +178,12 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         done = true;
         if (shape == Shape.CHANNEL_REQUESTS && !sentFirst) {
             stream.channelEmpty();
+            ended(null);
             return;
         }
         stream.writer().control(stream.id(), FrameType.PAYLOAD, Frames.COMPLETE, 0);
         stream.outboundCompleted();
+        ended(null);
     }
 
     /** The peer wants no more (its {@code CANCEL}), or the stream or session ended: stop the publisher. */
@@ -162,6 +199,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         if (s != null) {
             s.cancel();
         }
+        ended(null);
     }
 
     boolean isDone() {
