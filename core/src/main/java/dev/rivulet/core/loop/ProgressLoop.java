@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * that does real work belongs on {@code publishOn}.
  *
  * <p>Wake-ups: before sleeping the loop publishes {@code parked = true} and polls once more; a submitter offers its
- * task first and reads {@code parked} second. Both sides use volatile accesses, so one of them always sees the
- * other and no submission can be stranded while the loop sleeps. A submitter that finds {@code parked} set clears it
+ * task first, fences, and reads {@code parked} second. Each side orders its store before its load (a volatile store
+ * on the loop's side, a full fence on the submitter's), so one of them always sees the other and no submission can
+ * be stranded while the loop sleeps. A submitter that finds {@code parked} set clears it
  * with a compare-and-set and only the one that succeeds signals the {@link Waiter}: the others' tasks are run by
  * the same wake-up, so a batch submitted to a sleeping loop costs one signal (an eventfd write, an unpark), not one
  * per task.
