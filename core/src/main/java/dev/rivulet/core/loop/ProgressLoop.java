@@ -5,6 +5,8 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,8 +21,12 @@ import java.util.concurrent.TimeUnit;
  * that does real work belongs on {@code publishOn}.
  *
  * <p>Wake-ups: before sleeping the loop publishes {@code parked = true} and polls once more; a submitter offers its
- * task first and reads {@code parked} second. Both sides use volatile accesses, so one of them always sees the
- * other and no submission can be stranded while the loop sleeps.
+ * task first, fences, and reads {@code parked} second. Each side orders its store before its load (a volatile store
+ * on the loop's side, a full fence on the submitter's), so one of them always sees the other and no submission can
+ * be stranded while the loop sleeps. A submitter that finds {@code parked} set clears it
+ * with a compare-and-set and only the one that succeeds signals the {@link Waiter}: the others' tasks are run by
+ * the same wake-up, so a batch submitted to a sleeping loop costs one signal (an eventfd write, an unpark), not one
+ * per task.
  *
  * <p>Faults: whatever a task, a pollable, the idle strategy or the waiter throws ({@code Error}s included) is caught
  * and reported ({@link LoopFaults}), and the loop goes on with the next task or pollable: one connection's failure
@@ -45,6 +51,15 @@ public final class ProgressLoop implements Executor {
     private final Object leftovers = new Object();
     /** Idle cycles between clock reads (see {@link #run}). */
     private static final int CLOCK_EVERY = 8;
+    private static final VarHandle PARKED;
+
+    static {
+        try {
+            PARKED = MethodHandles.lookup().findVarHandle(ProgressLoop.class, "parked", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private volatile long busyNanos;
     private long clockStamp;
@@ -74,9 +89,7 @@ public final class ProgressLoop implements Executor {
             throw new RejectedExecutionException("progress loop " + thread.getName() + " is shut down");
         }
         tasks.offer(task);
-        if (parked) {
-            waiter.wake(thread);
-        }
+        wake();
         if (terminated) {
             // The loop stopped between the check above and the offer, after its last look at the queue: nothing
             // would run the task, and a subscriber waiting on it would wait forever.
@@ -86,7 +99,15 @@ public final class ProgressLoop implements Executor {
 
     /** Ends the loop's current sleep, e.g. when a peer in the same JVM delivered something to a wire it polls. */
     public void wake() {
-        if (parked) {
+        // The fence orders what the caller published before (a task: the queue stores its element with a release
+        // store only, as JCTools' offer does; a message in a wire) before the read of parked: without it the read
+        // may pass the store on its way to memory (x86 reorders a store and a later load), the loop publish parked
+        // and look at the queue, and each side see the other's old value: the task stranded while the loop sleeps.
+        VarHandle.fullFence();
+        // Only the caller that takes the flag signals; the others find the loop signalled already (or awake) and
+        // skip the system call, which would only end its next sleep at once: one wake-up per sleep, however many
+        // tasks a batch submits while it lasts.
+        if (parked && PARKED.compareAndSet(this, true, false)) {
             waiter.wake(thread);
         }
     }

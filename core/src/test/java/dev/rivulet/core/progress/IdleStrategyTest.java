@@ -45,6 +45,30 @@ class IdleStrategyTest {
     }
 
     @Test
+    void blockingBacksOffLikeTheDefaultThenSleepsUntilWoken() {
+        IdleStrategy s = IdleStrategy.blocking();
+        for (int i = 0; i < 200 + 10 + 9; i++) {
+            s.idle(0, parker);
+        }
+        // short sleeps while work may still come, then none that ends on its own
+        assertThat(parks).containsExactly(10_000L, 20_000L, 40_000L, 80_000L, 160_000L, 320_000L, 640_000L,
+                Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    @Test
+    void workEndsTheBlockingSleepsAndStartsTheBackoffOver() {
+        IdleStrategy s = IdleStrategy.blocking();
+        for (int i = 0; i < 200 + 10 + 8; i++) {
+            s.idle(0, parker);
+        }
+        s.idle(1, parker);
+        for (int i = 0; i < 200 + 10 + 1; i++) {
+            s.idle(0, parker);
+        }
+        assertThat(parks).endsWith(Long.MAX_VALUE, 10_000L);
+    }
+
+    @Test
     void invalidBackoffIsRefused() {
         assertThatIllegalArgumentException().isThrownBy(() -> IdleStrategy.backoff(-1, 0, 1, 1));
         assertThatIllegalArgumentException().isThrownBy(() -> IdleStrategy.backoff(0, 0, 10, 5));
