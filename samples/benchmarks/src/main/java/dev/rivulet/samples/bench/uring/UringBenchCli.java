@@ -219,8 +219,9 @@ public final class UringBenchCli implements CliArgs.SideBySide {
         String idleText = switch (idle) {
             case "spin" -> "Rivulet's progress threads busy-polling during each Rivulet measurement and backing off by "
                     + "the default strategy between measurements";
-            case "blocking" -> "Rivulet's blocking idle strategy (200 spins, then a sleep in io_uring_enter until a "
-                    + "completion or a submission ends it)";
+            case "blocking" -> "Rivulet's blocking idle strategy (the default's 200 spins, 10 yields and sleeps of "
+                    + "10 µs doubling to 640 µs, then a sleep in io_uring_enter until a completion or a submission "
+                    + "ends it)";
             default -> "Rivulet's default idle strategy (200 spins, 10 yields, then sleeps of 10 µs doubling to "
                     + "10 ms, in io_uring_enter on the ring)";
         };
