@@ -25,6 +25,8 @@ import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.OperationNotSupportedException;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.error.RemoteApplicationException;
+import dev.rivulet.core.error.RequestRejectedException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.Retryable;
 import dev.rivulet.core.error.TransportException;
@@ -61,7 +63,8 @@ public final class ErrorPathClasses {
             InvalidMemoryException.class, InvalidRequestException.class, MessageTooLargeException.class,
             OperationNotSupportedException.class, InsufficientResourcesException.class, HandshakeException.class,
             AuthenticationException.class, ConnectionRefusedException.class, ConnectTimeoutException.class,
-            TransportUnavailableException.class, Retryable.class,
+            TransportUnavailableException.class, RemoteApplicationException.class,
+            RequestRejectedException.class, Retryable.class,
             CloseReason.class, CloseReason.Kind.class,
             LoopFaults.class,
     };
