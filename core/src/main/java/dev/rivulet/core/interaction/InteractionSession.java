@@ -37,7 +37,7 @@ final class InteractionSession implements Requester {
     private final FrameWriter writer;
     private final ResponderStreams responding;
     private final boolean connector;
-    private final NonBlockingHashMapLong<MuxStream> streams = new NonBlockingHashMapLong<>();
+    private final StreamTable streams = new StreamTable();
     private final AtomicInteger nextId;
     /** Whether stream ids wrapped around once, so that a new id may still be in use by a long-lived stream. */
     private volatile boolean wrapped;
@@ -241,7 +241,7 @@ final class InteractionSession implements Requester {
                 });
             }
             stream.attach(in, out);
-            streams.put(id, stream);
+            streams.put(stream);
             Throwable lateEnd = endCause;
             if (lateEnd != null) {
                 stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
@@ -259,7 +259,7 @@ final class InteractionSession implements Requester {
                 nextId.compareAndSet(id + 2, connector ? 1 : 2);
                 continue;
             }
-            if (!wrapped || !streams.containsKey(id)) {
+            if (!wrapped || !streams.contains(id)) {
                 return id;
             }
         }
@@ -337,7 +337,7 @@ final class InteractionSession implements Requester {
 
     private void dispatch(int id, int type, int flags, int n, Buffer frame, int metadataLength) {
         if (FrameType.isRequest(type)) {
-            if (((id & 1) == 1) == connector || streams.containsKey(id)) {
+            if (((id & 1) == 1) == connector || streams.contains(id)) {
                 violation("a request opening stream " + id + ", which it may not open now");
                 return;
             }
@@ -394,11 +394,11 @@ final class InteractionSession implements Requester {
 
     /** Registers a stream the peer opened. */
     void opened(MuxStream stream) {
-        streams.put(stream.id(), stream);
+        streams.put(stream);
     }
 
     void removed(MuxStream stream) {
-        streams.remove(stream.id(), stream);
+        streams.remove(stream);
     }
 
     /** Sends the error frame ({@link ErrorCode} {@code code}) for a request the peer opened that could not start. */
@@ -425,13 +425,12 @@ final class InteractionSession implements Requester {
         if (l != null) {
             l.dispose();
         }
-        for (MuxStream s : streams.values()) {
+        for (MuxStream s : streams.drain()) {
             s.sessionEnded(cause);
         }
         for (long id : reassembling.keySetLong()) {
             dropReassembly((int) id);
         }
-        streams.clear();
         writer.finish();
         ended.tryEmitEmpty();
     }
