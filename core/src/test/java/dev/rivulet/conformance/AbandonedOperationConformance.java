@@ -35,8 +35,8 @@ public abstract class AbandonedOperationConformance extends LoopFaultConformance
             Disposable get = client().get(remote, destination.slice()).subscribe(null, e -> { });
             get.dispose(); // abandoned at once: it may be posted, or not
             destination.whenUnpinned().block(TIMEOUT);
-            assertThat(destination.pins()).isZero();
-            // From here the memory is the caller's: nothing the abandoned get does lands any more.
+            // From here the memory is the caller's: nothing the abandoned get does lands any more (one still on its
+            // way to the polling thread may pin the region there for a moment, but is dropped unposted).
             bytes.fill((byte) 1);
             client().fence().block(TIMEOUT);
             assertThat(bytes.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo((byte) 1);

@@ -132,6 +132,8 @@ public final class MemoryRegion implements AutoCloseable {
      * has arrived. An operation that was cancelled or timed out may still be posted, and the provider may still read
      * or write its memory until its completion; this says when the memory is the caller's again, e.g. before reusing
      * the destination of a {@code get} abandoned by {@code timeout()}. It does not wait for operations issued later.
+     * An operation pins the region when its polling thread takes it up; one cancelled before that is dropped there,
+     * pinning the region for a moment without ever letting the provider touch it.
      */
     public Mono<Void> whenUnpinned() {
         return Mono.defer(() -> {
