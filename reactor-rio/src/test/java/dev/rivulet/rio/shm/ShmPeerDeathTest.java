@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import java.lang.foreign.Arena;
@@ -115,10 +116,12 @@ class ShmPeerDeathTest {
             }
         }, receiveEnd::complete, () -> receiveEnd.complete(null));
         CompletableFuture<Throwable> sendEnd = new CompletableFuture<>();
+        // The generator produces for as long as there is demand, and a fast peer renews it without end: it runs on a
+        // thread of its own, so that this one can go on and kill the peer.
         ep.send(Flux.<Buffer, Long>generate(() -> 0L, (s, sink) -> {
             sink.next(Messages.make(ep.memory(), s, 300_000)); // staged through the pool, chunk by chunk
             return s + 1;
-        })).subscribe(null, sendEnd::complete, () -> sendEnd.complete(null));
+        })).subscribeOn(Schedulers.boundedElastic()).subscribe(null, sendEnd::complete, () -> sendEnd.complete(null));
         started.get(30, TimeUnit.SECONDS);
         long pid = child.pid();
         long killedAt = kill();
@@ -146,7 +149,8 @@ class ShmPeerDeathTest {
             if (puts.incrementAndGet() == 50) {
                 started.complete(1L);
             }
-        })).subscribe(null, streamEnd::complete, () -> streamEnd.complete(null));
+        })).subscribeOn(Schedulers.boundedElastic()) // as the send above: the generator runs on a thread of its own
+                .subscribe(null, streamEnd::complete, () -> streamEnd.complete(null));
         List<CompletableFuture<Throwable>> singles = new ArrayList<>();
         started.get(30, TimeUnit.SECONDS);
         for (int i = 0; i < 8; i++) {
