@@ -16,9 +16,11 @@ package dev.rivulet.core;
  * @param noResourceRetries    times the provider said "try again" and an operation was parked
  * @param creditStalls         times a send waited for credits
  * @param coalescedFrames      frames that carried several small messages in one send
+ * @param messagesDiscarded    messages that arrived while nobody listened after a {@code receive()} subscriber
+ *                             cancelled and the receive linger ran out ({@code TransportConfig.receiveLinger})
  */
 public record EndpointStats(long sendCredits, int sendsInFlight, int maxSendsInFlight, long creditsGranted,
                             long creditsReceived, long messagesSent, long messagesReceived, int receivesPosted,
                             int maxReceivesPosted, int pendingOperations, long noResourceRetries, long creditStalls,
-                            long coalescedFrames) {
+                            long coalescedFrames, long messagesDiscarded) {
 }

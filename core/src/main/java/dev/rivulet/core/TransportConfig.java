@@ -31,6 +31,8 @@ import java.util.stream.Collectors;
  *   <li>{@link #meterRegistry()}: where {@code rivulet.*} meters go ({@code null} for none);</li>
  *   <li>{@link #observer()}: completion hook ({@code null} for none);</li>
  *   <li>{@link #connectTimeout()}: how long a {@code connect} may take, connection set-up and handshake included;</li>
+ *   <li>{@link #receiveLinger()}: how long messages wait for a new {@code receive()} subscriber after one cancelled
+ *       before the endpoint discards them (and what arrives) rather than stall the sender;</li>
  *   <li>{@link #options()}: provider settings ({@link TransportOption}s, e.g. {@code fabric.eagerSize});</li>
  *   <li>{@link #security()}: who may connect and how set-up is bounded (also set by {@code security.*} options);</li>
  *   <li>{@link #liveness()}: how a silent or stuck peer is noticed (also set by {@code liveness.*} options).</li>
@@ -40,10 +42,12 @@ public final class TransportConfig {
 
     public static final int DEFAULT_QUEUE_DEPTH = 128;
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_RECEIVE_LINGER = Duration.ofSeconds(1);
 
     private static final TransportConfig DEFAULTS = new TransportConfig(null, 1, IdleStrategy::defaultStrategy,
             DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH, null, null, Map.of(),
-            SecuritySettings.defaults(), LivenessSettings.defaults(), DEFAULT_CONNECT_TIMEOUT);
+            SecuritySettings.defaults(), LivenessSettings.defaults(), DEFAULT_CONNECT_TIMEOUT,
+            DEFAULT_RECEIVE_LINGER);
 
     private final @Nullable String name;
     private final int progressThreads;
@@ -57,12 +61,13 @@ public final class TransportConfig {
     private final SecuritySettings security;
     private final LivenessSettings liveness;
     private final Duration connectTimeout;
+    private final Duration receiveLinger;
 
     private TransportConfig(@Nullable String name, int progressThreads, Supplier<IdleStrategy> idleStrategy,
                             int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
                             @Nullable MeterRegistry meterRegistry, @Nullable OperationObserver observer,
                             Map<String, String> options, SecuritySettings security, LivenessSettings liveness,
-                            Duration connectTimeout) {
+                            Duration connectTimeout, Duration receiveLinger) {
         if (progressThreads < 1) {
             throw new InvalidRequestException("progressThreads must be >= 1, got " + progressThreads);
         }
@@ -72,6 +77,9 @@ public final class TransportConfig {
         }
         if (connectTimeout == null || connectTimeout.isZero() || connectTimeout.isNegative()) {
             throw new InvalidRequestException("connectTimeout must be positive, got " + connectTimeout);
+        }
+        if (receiveLinger == null || receiveLinger.isNegative()) {
+            throw new InvalidRequestException("receiveLinger must be zero or positive, got " + receiveLinger);
         }
         if (name != null && name.isBlank()) {
             throw new InvalidRequestException("a transport name must not be blank");
@@ -88,6 +96,7 @@ public final class TransportConfig {
         this.security = Objects.requireNonNull(security, "security");
         this.liveness = Objects.requireNonNull(liveness, "liveness");
         this.connectTimeout = connectTimeout;
+        this.receiveLinger = receiveLinger;
     }
 
     public static TransportConfig defaults() {
@@ -98,9 +107,10 @@ public final class TransportConfig {
                                  int sendQueueDepth, int receiveQueueDepth, int sendPrefetch,
                                  @Nullable MeterRegistry meterRegistry, @Nullable OperationObserver observer,
                                  Map<String, String> options,
-                                 SecuritySettings security, LivenessSettings liveness, Duration connectTimeout) {
+                                 SecuritySettings security, LivenessSettings liveness, Duration connectTimeout,
+                                 Duration receiveLinger) {
         return new TransportConfig(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, security, liveness, connectTimeout);
+                meterRegistry, observer, options, security, liveness, connectTimeout, receiveLinger);
     }
 
     // ---- accessors ----
@@ -155,62 +165,77 @@ public final class TransportConfig {
         return connectTimeout;
     }
 
+    public Duration receiveLinger() {
+        return receiveLinger;
+    }
+
     // ---- setters ----
 
     /** The {@code name} tag of this transport's meters; unique per registry (a second one with the same is refused). */
     public TransportConfig name(@Nullable String n) {
         return with(n, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry,
-                observer, options, security, liveness, connectTimeout);
+                observer, options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig progressThreads(int n) {
         return with(name, n, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig idleStrategy(Supplier<IdleStrategy> s) {
         return with(name, progressThreads, s, sendQueueDepth, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig sendQueueDepth(int n) {
         return with(name, progressThreads, idleStrategy, n, receiveQueueDepth, sendPrefetch, meterRegistry, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig receiveQueueDepth(int n) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, n, sendPrefetch, meterRegistry, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig sendPrefetch(int n) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, n, meterRegistry, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig meterRegistry(@Nullable MeterRegistry r) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch, r, observer,
-                options, security, liveness, connectTimeout);
+                options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig observer(@Nullable OperationObserver o) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, o, options, security, liveness, connectTimeout);
+                meterRegistry, o, options, security, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig connectTimeout(Duration d) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, security, liveness, d);
+                meterRegistry, observer, options, security, liveness, d, receiveLinger);
+    }
+
+    /**
+     * How long messages that arrived for a {@code receive()} subscriber that cancelled wait for the next one while the
+     * endpoint stays open; after that the endpoint discards what waits and what arrives, granting credits as it
+     * does, until a subscriber comes: a sender is never stalled by a receiver that stopped listening. Zero discards
+     * at once.
+     */
+    public TransportConfig receiveLinger(Duration d) {
+        return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
+                meterRegistry, observer, options, security, liveness, connectTimeout, d);
     }
 
     public TransportConfig security(SecuritySettings s) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, s, liveness, connectTimeout);
+                meterRegistry, observer, options, s, liveness, connectTimeout, receiveLinger);
     }
 
     public TransportConfig liveness(LivenessSettings l) {
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, options, security, l, connectTimeout);
+                meterRegistry, observer, options, security, l, connectTimeout, receiveLinger);
     }
 
     /** A typed provider option; the value is checked now. */
@@ -237,7 +262,7 @@ public final class TransportConfig {
             live = live.withOptions(Map.of(key, value));
         }
         return with(name, progressThreads, idleStrategy, sendQueueDepth, receiveQueueDepth, sendPrefetch,
-                meterRegistry, observer, m, sec, live, connectTimeout);
+                meterRegistry, observer, m, sec, live, connectTimeout, receiveLinger);
     }
 
     /** Every entry of {@code values} as {@link #option(String, String)}. */
@@ -287,6 +312,7 @@ public final class TransportConfig {
     public String toString() {
         return "TransportConfig[name=" + name + ", progressThreads=" + progressThreads + ", sendQueueDepth="
                 + sendQueueDepth + ", receiveQueueDepth=" + receiveQueueDepth + ", sendPrefetch=" + sendPrefetch
-                + ", connectTimeout=" + connectTimeout + ", options=" + options.keySet() + "]";
+                + ", connectTimeout=" + connectTimeout + ", receiveLinger=" + receiveLinger + ", options="
+                + options.keySet() + "]";
     }
 }

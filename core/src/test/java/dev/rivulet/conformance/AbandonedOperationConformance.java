@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What a caller may do with the memory of an operation it abandoned (cancelled, timed out): the provider may still
  * touch it until the operation's completion arrives, and {@link MemoryRegion#whenUnpinned()} says when that is over.
  */
-public abstract class AbandonedOperationConformance extends LoopFaultConformance {
+public abstract class AbandonedOperationConformance extends ReceiveCancelConformance {
 
     private static final int SIZE = 1 << 20;
     private static final int ROUNDS = 50;

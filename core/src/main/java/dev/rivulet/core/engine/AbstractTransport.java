@@ -182,7 +182,7 @@ public abstract class AbstractTransport implements Transport {
     protected EndpointEngine newEndpoint(Wire wire, ProgressLoop loop) {
         EndpointEngine[] self = new EndpointEngine[1];
         EndpointEngine e = new EndpointEngine(wire, loop, memory, metrics, config.observer(), config.sendPrefetch(),
-                () -> endpoints.remove(self[0]));
+                config.receiveLinger(), () -> endpoints.remove(self[0]));
         self[0] = e;
         endpoints.add(e);
         e.start();

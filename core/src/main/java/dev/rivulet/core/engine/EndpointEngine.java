@@ -99,7 +99,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     public EndpointEngine(Wire wire, ProgressLoop loop, MemoryDomain memory, TransportMetrics metrics,
-                          OperationObserver observer, int sendPrefetch, Runnable onClosed) {
+                          OperationObserver observer, int sendPrefetch, Duration receiveLinger, Runnable onClosed) {
         this.wire = wire;
         this.loop = loop;
         this.memory = memory;
@@ -109,7 +109,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
         this.onClosed = onClosed;
         this.ledger = new CreditLedger(caps.receiveQueueDepth());
         this.outbound = new Outbound(this, wire, memory, metrics, observer, ledger);
-        this.inbound = new Inbound(this, wire, memory, metrics, ledger);
+        this.inbound = new Inbound(this, wire, memory, metrics, ledger, receiveLinger.toNanos());
         wire.attach(ledger.gate());
     }
 
@@ -317,7 +317,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     }
 
     private EndpointStats snapshot() {
-        return outbound.stats();
+        return outbound.stats(inbound.discarded());
     }
 
     @Override
@@ -488,6 +488,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
                 inWirePoll = false;
             }
             if (!closed) {
+                inbound.checkLinger(loop.coarseNanos());
                 work += claimedStreams.pull();
                 work += outbound.drain();
                 outbound.sendOwedCredits();

@@ -20,8 +20,14 @@ import java.util.ArrayDeque;
 /**
  * The receive side of one endpoint: messages arrive through the connection's {@link CreditGate}, wait in order for
  * the {@code receive()} subscriber, and the subscriber's demand becomes receive slots, hence credits for the peer
- * ({@link CreditLedger#slotsToGrant}). Messages already credited outlive a subscriber that cancels: they are kept
- * for the next one. Progress thread only.
+ * ({@link CreditLedger#slotsToGrant}). Progress thread only.
+ *
+ * <p>Messages already credited outlive a subscriber that cancels: they wait for the next one (a caller reading one
+ * message at a time with {@code receive().next()} loses nothing between two reads). They wait for the transport's
+ * {@code receiveLinger}; if no subscriber comes by then, the endpoint <em>discards</em>: it releases what waits and
+ * every message that arrives, granting credits as they are used, until a subscriber comes. A receiver that stopped
+ * listening so never stalls its sender, and what it did not read is counted ({@code rivulet.messages.discarded}),
+ * not held.
  *
  * <p>A message that arrives while the subscriber has demand and nothing waits before it is lent where it sits (a
  * record of a coalesced frame inside the frame, a whole message in its receive buffer): no copy unless the
@@ -44,9 +50,17 @@ final class Inbound {
     /** The coalesced frame being unpacked. */
     private @Nullable Buffer frame;
     private ReceiveFlux.@Nullable Receiver receiver;
+    private final long lingerNanos;
+    /** While no subscriber listens after one cancelled: when what waits stops waiting (coarse loop clock); else 0. */
+    private long lingerDeadline;
+    /** No subscriber and the linger is over: every message is discarded as it arrives, its credit granted again. */
+    private boolean discarding;
+    private long discarded;
 
-    Inbound(EndpointEngine engine, Wire wire, MemoryDomain memory, TransportMetrics metrics, CreditLedger ledger) {
+    Inbound(EndpointEngine engine, Wire wire, MemoryDomain memory, TransportMetrics metrics, CreditLedger ledger,
+            long lingerNanos) {
         this.engine = engine;
+        this.lingerNanos = lingerNanos;
         this.wire = wire;
         this.memory = memory;
         this.metrics = metrics;
@@ -57,6 +71,11 @@ final class Inbound {
     /** Messages that arrived and wait for a subscriber's demand. */
     int undelivered() {
         return undelivered.size();
+    }
+
+    /** Messages discarded because nobody listened (see the class comment). */
+    long discarded() {
+        return discarded;
     }
 
     /**
@@ -74,6 +93,12 @@ final class Inbound {
         } catch (CreditProtocolException e) {
             payload.release();
             engine.broken(e);
+            return;
+        }
+        if (discarding) {
+            payload.release();
+            discard(n);
+            grantWhileDiscarding();
             return;
         }
         if (type == ControlWord.DATA) {
@@ -111,7 +136,7 @@ final class Inbound {
             receiver.next(lending, frame, offset, length);
             return;
         }
-        Buffer b = memory.allocate(length);
+        Buffer b = Internals.memory().allocateForTransport(memory, length);
         MemorySegment.copy(frameMemory, offset, b.capacitySegment(), 0, length);
         undelivered.addLast(b);
     }
@@ -131,7 +156,48 @@ final class Inbound {
             return;
         }
         receiver = r;
+        lingerDeadline = 0;
+        discarding = false; // from the next message on: what arrived meanwhile is gone, as the linger said
         serviceReceiver();
+    }
+
+    /**
+     * Runs every poll while a cancelled subscriber's messages linger: once the linger is over with nobody listening,
+     * the endpoint discards (see the class comment).
+     */
+    void checkLinger(long now) {
+        if (lingerDeadline == 0 || now - lingerDeadline < 0) {
+            return;
+        }
+        lingerDeadline = 0;
+        startDiscarding();
+    }
+
+    private void startDiscarding() {
+        discarding = true;
+        int n = undelivered.size();
+        releaseUndelivered();
+        discard(n);
+        grantWhileDiscarding();
+    }
+
+    private void discard(int n) {
+        if (n > 0) {
+            discarded += n;
+            metrics.discarded(n);
+        }
+    }
+
+    /** Keeps the peer's window open while discarding, as a subscriber asking for everything would. */
+    private void grantWhileDiscarding() {
+        if (engine.isClosed()) {
+            return;
+        }
+        int n = ledger.slotsToGrant(Long.MAX_VALUE, wire.receiveWindow(), 0);
+        if (n > 0) {
+            ledger.grant(n);
+            wire.postReceives(n);
+        }
     }
 
     /** Runs on demand changes and arrivals: delivers, then posts receives and owes credits to match demand. */
@@ -176,13 +242,18 @@ final class Inbound {
     }
 
     /**
-     * The receiver cancelled. While the endpoint is open, messages already credited stay for the next subscriber;
-     * once it is closed there will be none worth holding them for.
+     * The receiver cancelled. While the endpoint is open, messages already credited wait for the next subscriber
+     * for the linger; once it is closed there will be none worth holding them for.
      */
     private void detachCancelled() {
         receiver = null;
         if (engine.isClosed()) {
             releaseUndelivered();
+        } else if (lingerNanos == 0) {
+            startDiscarding();
+        } else {
+            lingerDeadline = engine.loop().coarseNanos() + lingerNanos;
+            lingerDeadline |= lingerDeadline == 0 ? 1 : 0; // 0 means no linger
         }
     }
 

@@ -96,10 +96,11 @@ final class Outbound {
         }
     }
 
-    EndpointStats stats() {
+    /** The flow-control snapshot, with the receive side's count of messages discarded (see {@link Inbound}). */
+    EndpointStats stats(long discarded) {
         return new EndpointStats(ledger.window(), sendsInFlight, maxSendsInFlight, ledger.granted(),
                 ledger.received(), ledger.sentMessages(), ledger.used(), (int) ledger.outstanding(),
-                (int) ledger.maxOutstanding(), pending.size(), retries, creditStalls, batchesSent);
+                (int) ledger.maxOutstanding(), pending.size(), retries, creditStalls, batchesSent, discarded);
     }
 
     /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */

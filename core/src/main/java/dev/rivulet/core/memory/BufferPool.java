@@ -23,12 +23,14 @@ import java.util.concurrent.locks.LockSupport;
  * once each (registration is the expensive part: a system call, page pinning and a lock). Free buffers wait in
  * lock-free queues so any thread can allocate and release; in steady state neither allocates on the Java heap.
  *
- * <p>Registration never runs on a non-blocking thread (a transport's polling thread, Reactor's parallel workers). A
- * size class used from such a thread keeps headroom: when its free buffers run low a slab is registered on
- * {@link Schedulers#boundedElastic()} in the background; if the class still runs dry, a larger free buffer serves the
- * request, and only when there is none does the thread wait for the background registration (counted in
- * {@link #growthWaits()}). {@link #reserve(int, int)} registers ahead of time for applications that know their
- * sizes.
+ * <p>Registration never runs on a non-blocking thread (a transport's polling thread, Reactor's parallel workers), and
+ * an application's allocation there never waits. A size class used from such a thread keeps headroom: when its free
+ * buffers run low a slab is registered on {@link Schedulers#boundedElastic()} in the background; if the class still
+ * runs dry, a larger free buffer serves the request, and when there is none {@link #allocate} fails at once with a
+ * retryable {@link InsufficientResourcesException} rather than park a loop that serves other connections.
+ * {@link #reserve(int, int)} registers ahead of time for applications that know their sizes. Only a transport's own
+ * receive paths, which must hold a message their peer was entitled to send, wait for the background registration
+ * (counted in {@link #growthWaits()}), for at most {@value #GROWTH_WAIT_SECONDS} s.
  *
  * <p>Requests above the largest class get a buffer of their own, registered on allocation and deregistered on its
  * last release (registered in the background, too, when asked for on a non-blocking thread). Pool memory is
@@ -42,8 +44,19 @@ public final class BufferPool {
     static final int MAX_CLASS_SHIFT = 20;  // 1 MiB
     private static final long TARGET_SLAB_BYTES = 1L << 20;
     private static final int MIN_BUFFERS_PER_SLAB = 4;
-    /** How long a non-blocking thread waits for a background registration before it gives up. */
-    private static final long GROWTH_WAIT_NANOS = 10_000_000_000L;
+    /** How long a transport's receive path on a non-blocking thread waits for a background registration. */
+    private static final long GROWTH_WAIT_SECONDS = 10;
+    private static final long GROWTH_WAIT_NANOS = GROWTH_WAIT_SECONDS * 1_000_000_000L;
+
+    /** What {@link #take} does when a non-blocking thread finds no free buffer. */
+    private enum OnEmpty {
+        /** Fail at once with a retryable {@link InsufficientResourcesException}: an application's allocation. */
+        FAIL,
+        /** Return null: a caller that tries again on its next cycle. */
+        NULL,
+        /** Wait for the background registration: a transport's receive path. */
+        WAIT
+    }
 
     private final MemoryDomain domain;
     private final Arena arena;
@@ -63,22 +76,34 @@ public final class BufferPool {
         }
     }
 
-    /** A buffer with {@code length() == size} and at least that capacity, holding one reference. */
+    /**
+     * A buffer with {@code length() == size} and at least that capacity, holding one reference. On a non-blocking
+     * thread it never waits: with no free buffer of a fitting class (or above the largest class, whose buffers are
+     * registered when allocated) it throws {@link InsufficientResourcesException}, retryable, at once.
+     */
     public Buffer allocate(int size) {
-        Buffer b = take(size, true);
-        return handOut(b, size);
+        return handOut(take(size, OnEmpty.FAIL), size);
     }
 
     /**
-     * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of waiting when no buffer
+     * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of failing when no buffer
      * is free (a background registration is under way then): for callers that can try again on their next cycle.
      */
     public @Nullable Buffer tryAllocate(int size) {
-        Buffer b = take(size, false);
+        Buffer b = take(size, OnEmpty.NULL);
         return b == null ? null : handOut(b, size);
     }
 
-    private @Nullable Buffer take(int size, boolean mayWait) {
+    /**
+     * As {@link #allocate(int)}, but a non-blocking thread with no free buffer waits for the background registration
+     * (at most {@value #GROWTH_WAIT_SECONDS} s): for a transport's receive paths, which must hold what their peer
+     * was entitled to send, and for the copy {@link Buffer#retain()} makes of a lent message.
+     */
+    Buffer allocateWaiting(int size) {
+        return handOut(take(size, OnEmpty.WAIT), size);
+    }
+
+    private @Nullable Buffer take(int size, OnEmpty onEmpty) {
         if (size < 0) {
             throw new InvalidRequestException("negative buffer size " + size);
         }
@@ -88,7 +113,7 @@ public final class BufferPool {
         int shift = shiftOf(size);
         boolean nonBlocking = Schedulers.isInNonBlockingThread();
         if (shift > MAX_CLASS_SHIFT) {
-            return nonBlocking ? awaitHuge(size, mayWait) : allocateHuge(size);
+            return nonBlocking ? hugeOnNonBlocking(size, onEmpty) : allocateHuge(size);
         }
         SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
         if (!nonBlocking) {
@@ -105,7 +130,14 @@ public final class BufferPool {
         }
         if (b == null) {
             sc.growIfLow();
-            b = mayWait ? awaitGrowth(sc) : null;
+            b = switch (onEmpty) {
+                case WAIT -> awaitGrowth(sc);
+                case NULL -> null;
+                case FAIL -> throw new InsufficientResourcesException("no registered " + sc.size + "-byte buffer "
+                        + "is free on this non-blocking thread (more are being registered in the background); "
+                        + "reserve them ahead with memory().buffers().reserve(size, count), or allocate off the "
+                        + "polling thread");
+            };
         } else {
             sc.keepHeadroom();
         }
@@ -218,10 +250,17 @@ public final class BufferPool {
         return b;
     }
 
-    private @Nullable Buffer awaitHuge(int size, boolean mayWait) {
-        if (!mayWait) {
-            return null;
-        }
+    private @Nullable Buffer hugeOnNonBlocking(int size, OnEmpty onEmpty) {
+        return switch (onEmpty) {
+            case WAIT -> awaitHuge(size);
+            case NULL -> null;
+            case FAIL -> throw new InsufficientResourcesException("a " + size + "-byte buffer is above the pool's "
+                    + "largest class and registered when allocated, which a non-blocking thread never waits for: "
+                    + "allocate it off the polling thread");
+        };
+    }
+
+    private Buffer awaitHuge(int size) {
         growthWaits.incrementAndGet();
         long start = System.nanoTime();
         Buffer b;

@@ -75,6 +75,7 @@ public final class TransportMetrics implements MeterBinder {
     private final LongAdder bytesSent = new LongAdder();
     private final LongAdder bytesReceived = new LongAdder();
     private final LongAdder retries = new LongAdder();
+    private final LongAdder discarded = new LongAdder();
     private final LongAdder creditStalls = new LongAdder();
     private final LongAdder creditStallNanos = new LongAdder();
     private final LongAdder pending = new LongAdder();
@@ -157,6 +158,9 @@ public final class TransportMetrics implements MeterBinder {
                 .tags(base).register(registry));
         meters.add(FunctionCounter.builder("rivulet.bytes.received", bytesReceived, LongAdder::sum).baseUnit("bytes")
                 .tags(base).register(registry));
+        meters.add(FunctionCounter.builder("rivulet.messages.discarded", discarded, LongAdder::sum).tags(base)
+                .description("Messages that arrived with nobody listening once a receive linger ran out")
+                .register(registry));
         meters.add(FunctionCounter.builder("rivulet.queue.retries", retries, LongAdder::sum).tags(base)
                 .description("NO_RESOURCE answers that parked an operation").register(registry));
         meters.add(FunctionTimer.builder("rivulet.credit.stalls", this, m -> m.creditStalls.sum(),
@@ -322,6 +326,11 @@ public final class TransportMetrics implements MeterBinder {
 
     public void bytesReceived(long n) {
         bytesReceived.add(n);
+    }
+
+    /** {@code n} messages were discarded: nobody listened once the receive linger ran out. */
+    public void discarded(int n) {
+        discarded.add(n);
     }
 
     public void retry() {

@@ -1,5 +1,7 @@
 package dev.rivulet.core.memory;
 
+import dev.rivulet.core.error.InsufficientResourcesException;
+import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.RemoteAccessException;
@@ -274,37 +276,75 @@ class MemoryDomainTest {
     }
 
     @Test
-    void aNonBlockingThreadNeverRegistersAndWaitsForTheBackgroundInstead() throws Exception {
-        AtomicInteger registrations = new AtomicInteger();
+    void anApplicationOnANonBlockingThreadNeverRegistersNorWaitsButFailsFastUnlessReservedAhead() throws Exception {
+        java.util.concurrent.CountDownLatch registrarOpen = new java.util.concurrent.CountDownLatch(1);
         Set<String> registeringThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
         MemoryDomain watched = new MemoryDomain("watched", (segment, access, key) -> {
-            registrations.incrementAndGet();
             registeringThreads.add(Thread.currentThread().getName());
+            if (Thread.currentThread().getName().startsWith("boundedElastic")) {
+                // Background growth stalls (a slow or failing registration) until the test lets it go.
+                try {
+                    registrarOpen.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return new NativeRegistration(key, segment.address(), null, null, null);
         });
+        Scheduler parallel = Schedulers.newParallel("non-blocking-allocator", 1);
         try {
-            Scheduler parallel = Schedulers.newParallel("non-blocking-allocator", 1);
-            try {
-                List<Buffer> got = Mono.fromCallable(() -> {
-                    List<Buffer> l = new ArrayList<>();
-                    for (int i = 0; i < 5000; i++) { // several slabs' worth of 256-byte buffers
-                        l.add(watched.allocate(256));
+            // An upstream allocating on a polling thread: with the pool dry and growth stuck, it fails at once,
+            // typed and retryable, instead of parking the loop.
+            Throwable failed = Mono.fromCallable(() -> {
+                List<Buffer> held = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 100_000; i++) {
+                        held.add(watched.allocate(256));
                     }
-                    l.add(watched.allocate(3 << 20)); // a huge buffer: registered for itself
-                    return l;
-                }).subscribeOn(parallel).block(Duration.ofSeconds(30));
-                assertThat(got).hasSize(5001);
-                assertThat(registrations.get()).isPositive();
-                assertThat(registeringThreads).noneMatch(n -> n.startsWith("non-blocking-allocator"));
-                assertThat(watched.buffers().growthWaits()).isPositive();
-                got.forEach(Buffer::release);
-            } finally {
-                parallel.dispose();
-            }
+                    return null;
+                } catch (InsufficientResourcesException e) {
+                    return e;
+                } finally {
+                    held.forEach(Buffer::release);
+                }
+            }).subscribeOn(parallel).block(Duration.ofSeconds(30));
+            assertThat(failed).isInstanceOf(InsufficientResourcesException.class)
+                    .hasMessageContaining("reserve");
+            assertThat(((TransportException) failed).isRetryable()).isTrue();
+            assertThat(registrarOpen.getCount()).as("failed while growth was still stuck: it did not wait").isOne();
+            Throwable huge = Mono.fromCallable(() -> watched.allocate(3 << 20)).subscribeOn(parallel)
+                    .map(b -> (Throwable) null).onErrorResume(Mono::just).block(Duration.ofSeconds(30));
+            assertThat(huge).isInstanceOf(InsufficientResourcesException.class);
+
+            // A transport's receive path waits for the background instead, and the loop itself never registers.
+            registrarOpen.countDown();
+            List<Buffer> forReceive = Mono.fromCallable(() -> {
+                List<Buffer> l = new ArrayList<>();
+                for (int i = 0; i < 5000; i++) {
+                    l.add(dev.rivulet.core.internal.Internals.memory().allocateForTransport(watched, 256));
+                }
+                return l;
+            }).subscribeOn(parallel).block(Duration.ofSeconds(30));
+            assertThat(forReceive).hasSize(5000);
+            assertThat(registeringThreads).noneMatch(n -> n.startsWith("non-blocking-allocator"));
+            forReceive.forEach(Buffer::release);
+
+            // Reserved ahead, an application's burst on the loop is served without failing.
             registeringThreads.clear();
-            watched.buffers().reserve(512, 100);
+            watched.buffers().reserve(4096, 3000);
             assertThat(registeringThreads).containsOnly(Thread.currentThread().getName());
+            List<Buffer> reserved = Mono.fromCallable(() -> {
+                List<Buffer> l = new ArrayList<>();
+                for (int i = 0; i < 3000; i++) {
+                    l.add(watched.allocate(4096));
+                }
+                return l;
+            }).subscribeOn(parallel).block(Duration.ofSeconds(30));
+            assertThat(reserved).hasSize(3000);
+            reserved.forEach(Buffer::release);
         } finally {
+            registrarOpen.countDown();
+            parallel.dispose();
             watched.close();
         }
     }
