@@ -30,12 +30,14 @@ import static dev.rivulet.samples.bench.Results.value;
  * ./mvnw -B -ntp -pl samples/benchmarks -am install -DskipTests
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.interaction.InteractionBenchCli
  *      [--runs 3] [--idle default|spin] [--scale 1.0] [--max-wait 120] [--no-quiet-gate] [--label TEXT]
- *      [--impls uring,shm,rsocket] [--measurements rr1,rr256,stream] [--results PATH] [--report PATH]
+ *      [--impls uring,shm,rsocket,uringecho,shmecho] [--measurements rr1,rr256,stream] [--results PATH]
+ *      [--report PATH]
  * </pre>
  *
  * <p>Measurements: request-response with one request in flight (median round trip) and with
  * {@value InteractionBenchNode#WINDOW} in flight (requests/s), at 64 B and 4 KiB, and one request-stream of 64 KiB
- * payloads (MB/s). {@code --idle spin} has the measured transport's polling threads busy-poll during each of its
+ * payloads (MB/s); as the bound of each Rivulet transport, the same request-responses as plain messages an endpoint
+ * echoes ({@link EchoSide}). {@code --idle spin} has the measured transport's polling threads busy-poll during each of its
  * measurements; the default leaves them on Rivulet's default idle strategy (RSocket's event loops block in epoll
  * either way).
  * Allocation per request is each JVM's heap allocation (all threads) read around the whole command, warm-up included,
@@ -48,8 +50,12 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
     static final String URING = "uring";
     static final String SHM = "shm";
     static final String RSOCKET = "rsocket";
-    private static final List<List<String>> ORDERS = List.of(List.of(URING, SHM, RSOCKET),
-            List.of(SHM, RSOCKET, URING), List.of(RSOCKET, URING, SHM));
+    /** The bound of each Rivulet transport: the same requests as plain messages an endpoint echoes. */
+    static final String URING_ECHO = "uringecho";
+    static final String SHM_ECHO = "shmecho";
+    private static final List<String> ALL = List.of(URING, SHM, RSOCKET, URING_ECHO, SHM_ECHO);
+    private static final List<List<String>> ORDERS = List.of(ALL, List.of(SHM, RSOCKET, URING_ECHO, SHM_ECHO, URING),
+            List.of(RSOCKET, URING_ECHO, SHM_ECHO, URING, SHM));
 
     /** One measurement: the node's measurement name, the mode its runs are filed under, the payload size. */
     record Test(String measurement, String mode, int size) {
@@ -80,7 +86,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                 Long.parseLong(o.getOrDefault("max-wait", "120")));
         this.label = o.get("label");
         this.commandLine = commandLine;
-        this.impls = List.of(o.getOrDefault("impls", String.join(",", URING, SHM, RSOCKET)).split(","));
+        this.impls = List.of(o.getOrDefault("impls", String.join(",", ALL)).split(","));
         List<String> measurements = List.of(o.getOrDefault("measurements", "rr1,rr256,stream").split(","));
         this.tests = TESTS.stream().filter(t -> measurements.contains(t.measurement())).toList();
         if (!List.of("default", "spin").contains(idle)) {
@@ -92,7 +98,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         Map<String, String> o = Options.parse(args, 0);
         if (o.containsKey("help")) {
             System.out.println("usage: InteractionBenchCli [--runs N] [--idle default|spin] [--scale F] "
-                    + "[--max-wait SECONDS] [--no-quiet-gate] [--label TEXT] [--impls uring,shm,rsocket] "
+                    + "[--max-wait SECONDS] [--no-quiet-gate] [--label TEXT] [--impls uring,shm,rsocket,uringecho,shmecho] "
                     + "[--measurements rr1,rr256,stream] [--results PATH] [--report PATH]");
             return;
         }
@@ -121,14 +127,15 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         try (ChildJvm server = ChildJvm.start(InteractionBenchNode.class, "server", common, moduleDir, Map.of())) {
             String[] ready = server.ready().split(" ");
             List<String> clientArgs = new ArrayList<>(common);
-            clientArgs.addAll(List.of("--uring", ready[1], "--shm", ready[2], "--rsocket-port", ready[3]));
+            clientArgs.addAll(List.of("--uring", ready[1], "--shm", ready[2], "--rsocket-port", ready[3],
+                    "--uring-echo", ready[4], "--shm-echo", ready[5]));
             try (ChildJvm client = ChildJvm.start(InteractionBenchNode.class, "client", clientArgs, moduleDir,
                     Map.of())) {
                 client.ready();
                 // One untimed pass so the JIT has compiled the hot paths of both JVMs before the first recorded run.
                 for (Test t : tests) {
                     for (String impl : ORDERS.getFirst()) {
-                        if (impls.contains(impl)) {
+                        if (runs(impl, t)) {
                             measure(server, client, impl, t, false);
                         }
                     }
@@ -137,7 +144,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                     for (Test t : tests) {
                         machine.waitQuiet();
                         for (String impl : ORDERS.get((r - 1) % ORDERS.size())) {
-                            if (impls.contains(impl)) {
+                            if (runs(impl, t)) {
                                 measure(server, client, impl, t, true);
                             }
                         }
@@ -149,13 +156,19 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         }
     }
 
+    /** Whether {@code impl} runs {@code t}: the echo bounds have request-response only. */
+    private boolean runs(String impl, Test t) {
+        return impls.contains(impl) && !(impl.endsWith("echo") && t.measurement().equals("stream"));
+    }
+
     /** One measurement between the two nodes, with the server's allocation read around it. */
     private void measure(ChildJvm server, ChildJvm client, String impl, Test t, boolean record) throws IOException {
         boolean hot = idle.equals("spin") && !impl.equals(RSOCKET);
         long before = serverAllocated(server);
         if (hot) {
-            server.command("hot " + impl, true);
-            client.command("hot " + impl, true);
+            String transport = impl.replace("echo", "");
+            server.command("hot " + transport, true);
+            client.command("hot " + transport, true);
         }
         String line = client.command(impl + "-" + t.measurement() + " " + t.size() + " " + count(t), true);
         if (hot) {
@@ -200,8 +213,9 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
     public String table() {
         StringBuilder b = new StringBuilder();
         b.append("| measurement | size | unit | Rivulet median (min .. max) | RSocket TCP median (min .. max) "
-                + "| Rivulet / RSocket | Rivulet heap per request, client; server | target | met? |\n");
-        b.append("|---|---:|---|---:|---:|---:|---:|---|---|\n");
+                + "| Rivulet / RSocket | bound: endpoint echo median (/ RSocket) "
+                + "| Rivulet heap per request, client; server | target | met? |\n");
+        b.append("|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
         List<String> met = new ArrayList<>();
         List<String> missed = new ArrayList<>();
         for (String impl : List.of(URING, SHM)) {
@@ -217,7 +231,9 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                 + sizeName(t.size()) + " " + count(t)).distinct().toList())).append("; each preceded by an untimed "
                 + "tenth on the same connection. Allocation: each JVM's heap allocation (all threads) around the "
                 + "whole command, warm-up included, per request (per streamed payload for the stream); the driver's "
-                + "own subscriber is part of it.\n\n");
+                + "own subscriber is part of it. The bound: the same driver and requests over the same transport as "
+                + "plain messages that the server's endpoint echoes, matched to their requests by order, with no "
+                + "interaction layer between (what the transport itself allows a request-response).\n\n");
         b.append("Targets met: ").append(met.isEmpty() ? "none" : String.join(", ", met)).append(". Targets missed: ")
                 .append(missed.isEmpty() ? "none" : String.join(", ", missed)).append(".\n");
         return b.toString();
@@ -241,6 +257,9 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         if (r == null || n == null) {
             return;
         }
+        Spread echo = results.spread(impl + "echo", t.mode(), t.size(), field);
+        String bound = echo == null ? "—" : String.format(Locale.ROOT, "%s (%.2f)", value(echo.median(), valueUnit),
+                echo.median() / n.median());
         Spread ac = results.spread(impl, t.mode(), t.size(), "client_alloc_b_per_req");
         Spread as = results.spread(impl, t.mode(), t.size(), "server_alloc_b_per_req");
         double ratio = r.median() / n.median();
@@ -264,10 +283,11 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
             (ok ? met : missed).add(what + " " + sizeName(t.size()));
             verdict = ok ? "yes" : "**no**";
         }
-        b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s (%s) | %s (%s) | %.2f | %.0f; %.0f B | %s | %s |%n",
+        b.append(String.format(Locale.ROOT,
+                "| %s | %s | %s | %s (%s) | %s (%s) | %.2f | %s | %.0f; %.0f B | %s | %s |%n",
                 what + (latency ? " (median round trip, lower is better)" : ""), sizeName(t.size()), unit,
                 value(r.median(), valueUnit), r.range(valueUnit), value(n.median(), valueUnit), n.range(valueUnit),
-                ratio, ac == null ? Double.NaN : ac.median(), as == null ? Double.NaN : as.median(), target,
+                ratio, bound, ac == null ? Double.NaN : ac.median(), as == null ? Double.NaN : as.median(), target,
                 verdict));
     }
 

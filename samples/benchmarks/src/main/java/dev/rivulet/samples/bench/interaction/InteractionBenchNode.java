@@ -5,6 +5,7 @@ import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.interaction.Payload;
+import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.samples.bench.CommandLoop;
 import dev.rivulet.samples.bench.Options;
 import dev.rivulet.samples.bench.ResultLine;
@@ -22,13 +23,16 @@ import static dev.rivulet.samples.bench.BenchWire.allocated;
  *
  * <pre>
  * InteractionBenchNode server [--idle default|spin]
- *     prints "READY &lt;uring uri&gt; &lt;shm uri&gt; &lt;rsocket port&gt;", serves until its stdin closes; "alloc" answers
+ *     prints "READY &lt;uring uri&gt; &lt;shm uri&gt; &lt;rsocket port&gt; &lt;uring echo uri&gt; &lt;shm echo uri&gt;",
+ *     serves until its stdin closes (the echo listeners echo every message: {@link EchoSide}); "alloc" answers
  *     "OK alloc=BYTES" (this JVM's heap allocation so far); "hot uring|shm" and "cold" switch --idle spin's
  *     busy-polling to one transport and off, on both nodes.
  * InteractionBenchNode client [--idle default|spin] --uring URI --shm URI --rsocket-port PORT
+ *     --uring-echo URI --shm-echo URI
  *     prints "READY", then answers each "IMPL-MEASUREMENT SIZE COUNT" on stdin with one "RESULT k=v ..." (or
  *     "ERROR ...") line, IMPL one of uring, shm, rsocket and MEASUREMENT one of rr1 (request-response, one in
- *     flight), rr256 (256 in flight), stream (one request-stream of COUNT payloads); "quit" ends it.
+ *     flight), rr256 (256 in flight), stream (one request-stream of COUNT payloads); uringecho and shmecho
+ *     are the bound, plain endpoints echoing (rr1 and rr256 only); "quit" ends it.
  * </pre>
  *
  * <p>Each measurement starts with an untimed tenth of its count on the same connection. The RESULT line's
@@ -75,21 +79,30 @@ public final class InteractionBenchNode {
     private static void server(Transport uring, Transport shm) throws Exception {
         Listener u = uring.bind("uring://127.0.0.1:0").block(TIMEOUT);
         Listener s = shm.bind("shm://rivulet-interactions-" + ProcessHandle.current().pid()).block(TIMEOUT);
+        Listener ue = uring.bind("uring://127.0.0.1:0").block(TIMEOUT);
+        Listener se = shm.bind("shm://rivulet-echo-" + ProcessHandle.current().pid()).block(TIMEOUT);
         u.accepted().subscribe(RivuletSide::serve);
         s.accepted().subscribe(RivuletSide::serve);
+        ue.accepted().subscribe(EchoSide::serve);
+        se.accepted().subscribe(EchoSide::serve);
         CloseableChannel rsocket = RSocketSide.serve();
-        System.out.println("READY " + u.address() + " " + s.address() + " " + rsocket.address().getPort());
+        System.out.println("READY " + u.address() + " " + s.address() + " " + rsocket.address().getPort() + " "
+                + ue.address() + " " + se.address());
         System.out.flush();
         CommandLoop.serve(line -> line.equals("alloc") ? "OK alloc=" + allocated() : HotTransport.command(line));
         rsocket.dispose();
         u.dispose();
         s.dispose();
+        ue.dispose();
+        se.dispose();
     }
 
     private static void client(Transport uring, Transport shm, Map<String, String> o) throws Exception {
         Requesting<Payload> onUring = RivuletSide.requesting(uring.connect(o.get("uring")).block(TIMEOUT));
         Requesting<Payload> onShm = RivuletSide.requesting(shm.connect(o.get("shm")).block(TIMEOUT));
         RSocketSide.Client rsocket = RSocketSide.connect(Integer.parseInt(o.get("rsocket-port")));
+        Requesting<Buffer> uringEcho = EchoSide.requesting(uring.connect(o.get("uring-echo")).block(TIMEOUT));
+        Requesting<Buffer> shmEcho = EchoSide.requesting(shm.connect(o.get("shm-echo")).block(TIMEOUT));
         System.out.println("READY");
         System.out.flush();
         CommandLoop.run(HotTransport::command, (mode, size, count) -> {
@@ -99,6 +112,8 @@ public final class InteractionBenchNode {
                 case "uring" -> measure(impl, onUring, measurement, size, count);
                 case "shm" -> measure(impl, onShm, measurement, size, count);
                 case "rsocket" -> measure(impl, rsocket, measurement, size, count);
+                case "uringecho" -> measure(impl, uringEcho, measurement, size, count);
+                case "shmecho" -> measure(impl, shmEcho, measurement, size, count);
                 default -> throw new IllegalArgumentException("unknown implementation " + impl);
             };
         });
@@ -109,7 +124,7 @@ public final class InteractionBenchNode {
     private static <P> String measure(String impl, Requesting<P> side, String measurement, int size, long count)
             throws Exception {
         long warm = Math.max(1, count / 10);
-        String where = "transport=" + (impl.equals("rsocket") ? "tcp" : impl);
+        String where = "transport=" + (impl.equals("rsocket") ? "tcp" : impl.replace("echo", ""));
         long a0 = allocated();
         String line = switch (measurement) {
             case "rr1" -> ResultLine.pingpong(impl, where, size,

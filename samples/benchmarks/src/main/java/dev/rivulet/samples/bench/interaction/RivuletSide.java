@@ -48,7 +48,12 @@ final class RivuletSide {
 
         /** A payload of {@code size} prepared bytes, holding a reference of its own. */
         Payload payload(int size) {
-            return Payload.of(buffers[StreamRequest.sizeIndex(size)].retain());
+            return Payload.of(retained(size));
+        }
+
+        /** The buffer of {@code size} prepared bytes, with a reference for the caller. */
+        Buffer retained(int size) {
+            return buffers[StreamRequest.sizeIndex(size)].retain();
         }
 
         @Override
