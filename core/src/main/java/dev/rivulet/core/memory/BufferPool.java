@@ -3,6 +3,7 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.loop.ProgressLoop;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +27,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Registration never runs on a non-blocking thread (a transport's polling thread, Reactor's parallel workers), and
  * an application's allocation there never waits. A size class used from such a thread keeps headroom: when its free
  * buffers run low a slab is registered on {@link Schedulers#boundedElastic()} in the background; if the class still
- * runs dry, a larger free buffer serves the request, and when there is none {@link #allocate} fails at once with a
- * retryable {@link InsufficientResourcesException} rather than park a loop that serves other connections.
- * {@link #reserve(int, int)} registers ahead of time for applications that know their sizes. Only a transport's own
+ * runs dry, a larger free buffer serves the request, and when there is none {@link #allocate} on a polling thread
+ * fails at once with a retryable {@link InsufficientResourcesException} rather than park a loop that serves other
+ * connections (on other non-blocking threads it waits for the background registration). A transport registers a
+ * small first slab of the small classes when it opens ({@link #reserveStarters()}), and {@link #reserve(int, int)}
+ * registers ahead of time for applications that know their sizes. Only a transport's own
  * receive paths, which must hold a message their peer was entitled to send, wait for the background registration
  * (counted in {@link #growthWaits()}), for at most {@value #GROWTH_WAIT_SECONDS} s.
  *
@@ -44,6 +47,8 @@ public final class BufferPool {
     static final int MAX_CLASS_SHIFT = 20;  // 1 MiB
     private static final long TARGET_SLAB_BYTES = 1L << 20;
     private static final int MIN_BUFFERS_PER_SLAB = 4;
+    private static final int STARTER_MAX_SIZE = 16 << 10;
+    private static final int STARTER_SLAB_BYTES = 64 << 10;
     /** How long a transport's receive path on a non-blocking thread waits for a background registration. */
     private static final long GROWTH_WAIT_SECONDS = 10;
     private static final long GROWTH_WAIT_NANOS = GROWTH_WAIT_SECONDS * 1_000_000_000L;
@@ -130,13 +135,13 @@ public final class BufferPool {
         }
         if (b == null) {
             sc.growIfLow();
-            b = switch (onEmpty) {
+            b = switch (onEmpty == OnEmpty.FAIL && !ProgressLoop.isPollingThread() ? OnEmpty.WAIT : onEmpty) {
                 case WAIT -> awaitGrowth(sc);
                 case NULL -> null;
                 case FAIL -> throw new InsufficientResourcesException("no registered " + sc.size + "-byte buffer "
-                        + "is free on this non-blocking thread (more are being registered in the background); "
-                        + "reserve them ahead with memory().buffers().reserve(size, count), or allocate off the "
-                        + "polling thread");
+                        + "is free on this polling thread (more are being registered in the background); reserve "
+                        + "them ahead with memory().buffers().reserve(size, count), or allocate off the polling "
+                        + "thread");
             };
         } else {
             sc.keepHeadroom();
@@ -171,6 +176,21 @@ public final class BufferPool {
         SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
         while (sc.free.size() < count) {
             sc.addSlab();
+        }
+    }
+
+    /**
+     * Registers, on the calling thread, a small first slab ({@value #STARTER_SLAB_BYTES} bytes) of every class up to
+     * {@value #STARTER_MAX_SIZE} bytes: memory reserved ahead, so that an application's first messages made on a
+     * polling thread (a handler answering where its request was delivered) are served there without registering,
+     * waiting or failing while the class grows in the background. A transport does this when it opens.
+     */
+    public void reserveStarters() {
+        for (int shift = MIN_CLASS_SHIFT; 1 << shift <= STARTER_MAX_SIZE; shift++) {
+            SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
+            if (sc.free.size() == 0) {
+                sc.free.offer(sc.addSlab(Math.max(MIN_BUFFERS_PER_SLAB, STARTER_SLAB_BYTES >> shift)));
+            }
         }
     }
 
@@ -251,11 +271,11 @@ public final class BufferPool {
     }
 
     private @Nullable Buffer hugeOnNonBlocking(int size, OnEmpty onEmpty) {
-        return switch (onEmpty) {
+        return switch (onEmpty == OnEmpty.FAIL && !ProgressLoop.isPollingThread() ? OnEmpty.WAIT : onEmpty) {
             case WAIT -> awaitHuge(size);
             case NULL -> null;
             case FAIL -> throw new InsufficientResourcesException("a " + size + "-byte buffer is above the pool's "
-                    + "largest class and registered when allocated, which a non-blocking thread never waits for: "
+                    + "largest class and registered when allocated, which a polling thread never waits for: "
                     + "allocate it off the polling thread");
         };
     }
@@ -410,16 +430,21 @@ public final class BufferPool {
 
         /** Registers one more slab; returns one of its buffers and frees the rest. */
         Buffer addSlab() {
+            return addSlab(perSlab);
+        }
+
+        /** Registers a slab of {@code count} buffers; returns one of them and frees the rest. */
+        Buffer addSlab(int count) {
             synchronized (slabLock) {
                 if (closed) {
                     throw new ResourceClosedException("memory domain is closed");
                 }
-                long bytes = (long) perSlab * size;
+                long bytes = (long) count * size;
                 MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.LOCAL);
                 slabs.add(slab);
                 registeredBytes.addAndGet(bytes);
-                FreeList.Slab home = free.addSlab(perSlab);
-                for (int i = 1; i < perSlab; i++) {
+                FreeList.Slab home = free.addSlab(count);
+                for (int i = 1; i < count; i++) {
                     free.offer(new Buffer(BufferPool.this, home, slab, (long) i * size, size));
                 }
                 return new Buffer(BufferPool.this, home, slab, 0, size);

@@ -276,7 +276,7 @@ class MemoryDomainTest {
     }
 
     @Test
-    void anApplicationOnANonBlockingThreadNeverRegistersNorWaitsButFailsFastUnlessReservedAhead() throws Exception {
+    void anApplicationOnAPollingThreadNeverRegistersNorWaitsButFailsFastUnlessReservedAhead() throws Exception {
         java.util.concurrent.CountDownLatch registrarOpen = new java.util.concurrent.CountDownLatch(1);
         Set<String> registeringThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
         MemoryDomain watched = new MemoryDomain("watched", (segment, access, key) -> {
@@ -291,7 +291,9 @@ class MemoryDomainTest {
             }
             return new NativeRegistration(key, segment.address(), null, null, null);
         });
-        Scheduler parallel = Schedulers.newParallel("non-blocking-allocator", 1);
+        dev.rivulet.core.loop.ProgressEngine loops = new dev.rivulet.core.loop.ProgressEngine("allocator", 1,
+                dev.rivulet.core.progress.IdleStrategy::defaultStrategy);
+        Scheduler parallel = loops.scheduler(); // a progress loop's polling thread, named after its engine
         try {
             // An upstream allocating on a polling thread: with the pool dry and growth stuck, it fails at once,
             // typed and retryable, instead of parking the loop.
@@ -326,7 +328,7 @@ class MemoryDomainTest {
                 return l;
             }).subscribeOn(parallel).block(Duration.ofSeconds(30));
             assertThat(forReceive).hasSize(5000);
-            assertThat(registeringThreads).noneMatch(n -> n.startsWith("non-blocking-allocator"));
+            assertThat(registeringThreads).noneMatch(n -> n.startsWith("allocator"));
             forReceive.forEach(Buffer::release);
 
             // Reserved ahead, an application's burst on the loop is served without failing.
@@ -344,7 +346,7 @@ class MemoryDomainTest {
             reserved.forEach(Buffer::release);
         } finally {
             registrarOpen.countDown();
-            parallel.dispose();
+            loops.close();
             watched.close();
         }
     }
