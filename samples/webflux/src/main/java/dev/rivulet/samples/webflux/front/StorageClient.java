@@ -133,22 +133,30 @@ public final class StorageClient implements SmartLifecycle {
     public Mono<Read> read(String id) {
         return session().flatMap(s -> Mono.<Read>create(sink -> {
             Disposable.Swap access = Disposables.swap();
-            AtomicBoolean granted = new AtomicBoolean();
+            AtomicBoolean settled = new AtomicBoolean();
             sink.onCancel(access);
+            // The first answer settles the Mono; whatever the stream does after it is for the reads to notice.
             access.update(s.requester().requestStream(request(new Lookup(id), Control.READ_ROUTE))
                     .map(Control::decode)
                     .subscribe(answer -> {
-                        if (answer instanceof Granted g && granted.compareAndSet(false, true)) {
+                        if (settled.getAndSet(true)) {
+                            return;
+                        }
+                        if (answer instanceof Granted g) {
                             sink.success(new Read(window(s, g), access));
                         } else {
                             access.dispose();
                             sink.error(unexpected(answer));
                         }
                     }, e -> {
-                        if (!granted.get()) { // after the grant, the reads themselves fail
+                        if (!settled.getAndSet(true)) {
                             sink.error(e);
                         }
-                    }, () -> sink.error(unexpected("an end without a grant"))));
+                    }, () -> {
+                        if (!settled.getAndSet(true)) {
+                            sink.error(unexpected("an end without a grant"));
+                        }
+                    }));
         }).timeout(requestTimeout)).onErrorMap(this::failure);
     }
 
@@ -257,8 +265,9 @@ public final class StorageClient implements SmartLifecycle {
 
     /** The control connection is up: from here on its messages are the session's. */
     private void opened(Endpoint ep) {
-        Session s = new Session(ep, Interactions.client(ep, new Responder() {
-        }, options));
+        Responder nothing = new Responder() { // the storage node asks the front nothing
+        };
+        Session s = new Session(ep, Interactions.client(ep, nothing, options));
         session.set(s);
         lastFailure.set("connected");
         log.info("connected to the storage node at {}", ep.remoteAddress());

@@ -89,7 +89,10 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
         return eventsSent.get();
     }
 
-    /** Storage requests the front cancelled before they ended (an HTTP client went away, a timeout). */
+    /**
+     * Storage requests the front cancelled: every read, since cancelling is how the front says it is done reading,
+     * and the writes it abandoned (an HTTP client went away, a timeout).
+     */
     public long cancelledRequests() {
         return cancelled.get();
     }
@@ -256,7 +259,7 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
         FunctionCounter.builder("rivulet.webflux.storage.requests", requests, AtomicLong::get)
                 .description("Storage requests received").register(registry);
         FunctionCounter.builder("rivulet.webflux.storage.cancelled", cancelled, AtomicLong::get)
-                .description("Storage requests the front cancelled before they ended").register(registry);
+                .description("Storage requests the front cancelled: reads done, writes abandoned").register(registry);
         Gauge.builder("rivulet.webflux.storage.accesses", accesses, AtomicInteger::get)
                 .description("Block windows granted now, each held by an open request").register(registry);
     }
