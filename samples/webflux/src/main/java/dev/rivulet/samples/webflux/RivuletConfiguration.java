@@ -3,6 +3,7 @@ package dev.rivulet.samples.webflux;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
+import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.webflux.front.BlockController;
@@ -110,9 +111,12 @@ public class RivuletConfiguration {
             return new BlockStore(transport, p.storage().capacity().toBytes(), p.storage().maxBlockSize().toBytes());
         }
 
+        /** Its storage requests observed as {@code rivulet.requests}, continuing the front's traces. */
         @Bean
-        StorageNode storageNode(Transport transport, RivuletAddress address, BlockStore store, RivuletProperties p) {
-            return new StorageNode(transport, address.listen(), store, p.storage().eventsPerSecond());
+        StorageNode storageNode(Transport transport, RivuletAddress address, BlockStore store, RivuletProperties p,
+                                ObservationRegistry observations) {
+            return new StorageNode(transport, address.listen(), store, p.storage().eventsPerSecond(),
+                    InteractionOptions.defaults().observations(observations));
         }
 
         @Bean
@@ -125,16 +129,19 @@ public class RivuletConfiguration {
     @ConditionalOnExpression("'${rivulet.role:both}' == 'front' or '${rivulet.role:both}' == 'both'")
     static class FrontRole {
 
-        /** In a process that runs both roles, the front connects to this process's storage node, once it listens. */
+        /**
+         * In a process that runs both roles, the front connects to this process's storage node, once it listens.
+         * Each storage request is observed ({@code rivulet.requests}), child of the block operation it serves.
+         */
         @Bean
         StorageClient storageClient(Transport transport, RivuletAddress address, ObjectProvider<StorageNode> node,
-                                    RivuletProperties p) {
+                                    RivuletProperties p, ObservationRegistry observations) {
             Supplier<String> target = () -> {
                 StorageNode local = node.getIfAvailable();
                 return local != null ? local.address() : address.connect();
             };
             return new StorageClient(transport, target, p.front().requestTimeout(), p.front().reconnectMinBackoff(),
-                    p.front().reconnectMaxBackoff());
+                    p.front().reconnectMaxBackoff(), InteractionOptions.defaults().observations(observations));
         }
 
         @Bean

@@ -46,7 +46,7 @@ public record RivuletProperties(@DefaultValue("both") String role, @DefaultValue
      * @param chunksInFlight     puts or gets of one request in flight at once (two: double-buffered)
      * @param maxBlockSize       the largest body a PUT may send; larger ones are refused with 413 before anything
      *                           is allocated
-     * @param requestTimeout     how long a control request to the storage node may take
+     * @param requestTimeout     how long the storage node may take to answer a storage request (cancelled after)
      * @param reconnectMinBackoff first wait before reconnecting to a storage node that went away
      * @param reconnectMaxBackoff longest wait between reconnect attempts
      */

@@ -4,15 +4,6 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.samples.webflux.buffers.RivuletDataBuffers;
-import dev.rivulet.samples.webflux.protocol.Control;
-import dev.rivulet.samples.webflux.protocol.Control.Allocate;
-import dev.rivulet.samples.webflux.protocol.Control.Commit;
-import dev.rivulet.samples.webflux.protocol.Control.Delete;
-import dev.rivulet.samples.webflux.protocol.Control.Failed;
-import dev.rivulet.samples.webflux.protocol.Control.Granted;
-import dev.rivulet.samples.webflux.protocol.Control.Lookup;
-import dev.rivulet.samples.webflux.protocol.Control.Ok;
-import dev.rivulet.samples.webflux.protocol.Control.Release;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
@@ -29,7 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Blocks as the HTTP front sees them: a PUT streams the body into the storage node's memory with {@code put}, a GET
  * streams it back with {@code get} into pooled registered buffers that go to the response as {@code DataBuffer}s.
- * The storage node only hands out windows (grants) and bookkeeping; the bytes move one-sided. Each operation is a
+ * The storage node only hands out windows (grants, each held by an open request on the storage connection) and
+ * bookkeeping; the bytes move one-sided. Each operation is a
  * Micrometer observation, child of the HTTP request's, so a trace spans the HTTP call and the transport operations.
  */
 public final class BlockService {
@@ -77,20 +69,22 @@ public final class BlockService {
             return Mono.error(new BlockException(HttpStatus.CONTENT_TOO_LARGE, "a block holds at most " + maxBlockSize
                     + " bytes, not " + length));
         }
-        return observe("rivulet.block.put", id, storage.request(corr -> new Allocate(corr, id, length))
-                .flatMap(reply -> switch (reply.message()) {
-                    case Granted g -> write(reply.session(), g, id, length, body);
-                    case Failed f -> Mono.error(refusal(f));
-                    default -> Mono.error(new IllegalStateException("unexpected answer " + reply.message()));
+        return observe("rivulet.block.put", id, storage.write(id, length, window -> write(window, body))
+                .doOnSuccess(n -> {
+                    stored.increment();
+                    bytesIn.increment(length);
                 }));
     }
 
-    private Mono<Long> write(StorageClient.Session session, Granted g, String id, long length,
-                             Flux<DataBuffer> body) {
-        Endpoint ep = session.endpoint();
-        RemoteMemory target = RemoteMemory.fromBytes(g.handle());
+    /**
+     * Puts {@code body} into the granted window, {@code chunksInFlight} chunks at a time, and flushes: when this
+     * completes the bytes are in the storage node's memory, ready to be committed.
+     */
+    private Mono<Void> write(StorageClient.Window window, Flux<DataBuffer> body) {
+        Endpoint ep = window.endpoint();
+        RemoteMemory target = window.remote();
+        long length = window.length();
         Chunker chunker = new Chunker(ep.memory(), chunkSize);
-        AtomicBoolean committed = new AtomicBoolean();
         return body.concatMapIterable(chunker::add)
                 .concatWith(Flux.defer(() -> Flux.fromIterable(chunker.finish())))
                 .flatMap(c -> {
@@ -105,39 +99,23 @@ public final class BlockService {
                 .then(Mono.defer(() -> chunker.total() == length ? ep.flush()
                         : Mono.error(new BlockException(HttpStatus.BAD_REQUEST, "the body had " + chunker.total()
                                 + " bytes, its Content-Length said " + length))))
-                .then(storage.request(session, corr -> new Commit(corr, g.token(), id, length)))
-                .flatMap(answer -> answer instanceof Ok ? Mono.just(length) : Mono.error(refusal(answer)))
-                .doOnSuccess(n -> {
-                    committed.set(true);
-                    stored.increment();
-                    bytesIn.increment(length);
-                })
-                .doFinally(s -> {
-                    chunker.abandon();
-                    if (!committed.get()) { // the room reserved for the block goes back
-                        storage.request(session, corr -> new Release(corr, g.token())).subscribe(null, e -> { });
-                    }
-                });
+                .doFinally(s -> chunker.abandon());
     }
 
     /** Block {@code id}'s length and bytes; 404 when there is none. */
     public Mono<BlockRead> get(String id) {
-        return observe("rivulet.block.get", id, storage.request(corr -> new Lookup(corr, id))
-                .map(reply -> switch (reply.message()) {
-                    case Granted g -> new BlockRead(g.length(), read(reply.session(), g));
-                    case Failed f -> throw refusal(f);
-                    default -> throw new IllegalStateException("unexpected answer " + reply.message());
-                }));
+        return observe("rivulet.block.get", id, storage.read(id)
+                .map(access -> new BlockRead(access.window().length(), read(access))));
     }
 
     /**
      * The block's bytes as {@code DataBuffer}s over pooled registered buffers, {@code chunksInFlight} gets ahead of
      * the response (double-buffered by default); the read access ends when the body does, however it ends.
      */
-    private Flux<DataBuffer> read(StorageClient.Session session, Granted g) {
-        Endpoint ep = session.endpoint();
-        RemoteMemory source = RemoteMemory.fromBytes(g.handle());
-        long length = g.length();
+    private Flux<DataBuffer> read(StorageClient.Read access) {
+        Endpoint ep = access.window().endpoint();
+        RemoteMemory source = access.window().remote();
+        long length = access.window().length();
         int chunks = (int) ((length + chunkSize - 1) / chunkSize);
         return Flux.range(0, chunks)
                 .flatMapSequential(i -> {
@@ -150,8 +128,7 @@ public final class BlockService {
                     bytesOut.increment(length);
                 })
                 .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-                .doFinally(s -> storage.request(session, corr -> new Release(corr, g.token()))
-                        .subscribe(null, e -> { }));
+                .doFinally(s -> access.end());
     }
 
     /** One get into a pooled buffer, handed on as a {@code DataBuffer} (or given back if the get fails). */
@@ -173,21 +150,7 @@ public final class BlockService {
     }
 
     public Mono<Void> delete(String id) {
-        return storage.request(corr -> new Delete(corr, id))
-                .flatMap(reply -> reply.message() instanceof Ok ? Mono.<Void>empty()
-                        : Mono.error(refusal(reply.message())));
-    }
-
-    private static RuntimeException refusal(Control answer) {
-        if (!(answer instanceof Failed f)) {
-            return new IllegalStateException("unexpected answer " + answer);
-        }
-        return new BlockException(switch (f.reason()) {
-            case NOT_FOUND -> HttpStatus.NOT_FOUND;
-            case TOO_LARGE -> HttpStatus.CONTENT_TOO_LARGE;
-            case FULL -> HttpStatus.INSUFFICIENT_STORAGE;
-            case BAD_REQUEST -> HttpStatus.BAD_REQUEST;
-        }, f.text());
+        return storage.delete(id);
     }
 
     /**

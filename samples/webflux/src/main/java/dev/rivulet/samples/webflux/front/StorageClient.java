@@ -4,31 +4,50 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.Transport;
+import dev.rivulet.core.error.RemoteApplicationException;
+import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.interaction.InteractionOptions;
+import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.interaction.Metadata;
+import dev.rivulet.core.interaction.Payload;
+import dev.rivulet.core.interaction.Requester;
+import dev.rivulet.core.interaction.Responder;
+import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.samples.webflux.protocol.Control;
+import dev.rivulet.samples.webflux.protocol.Control.Allocate;
+import dev.rivulet.samples.webflux.protocol.Control.Commit;
+import dev.rivulet.samples.webflux.protocol.Control.Delete;
+import dev.rivulet.samples.webflux.protocol.Control.Granted;
 import dev.rivulet.samples.webflux.protocol.Control.Hello;
+import dev.rivulet.samples.webflux.protocol.Control.Lookup;
+import dev.rivulet.samples.webflux.protocol.Control.Ok;
 import dev.rivulet.samples.webflux.protocol.Control.Purpose;
+import dev.rivulet.samples.webflux.protocol.Refusal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.http.HttpStatus;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.LongFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The front's link to the storage node: one control connection shared by every HTTP request (requests and answers
- * matched by correlation number), reconnected with exponential backoff whenever it is lost; event streams get a
- * connection each, so each has credits of its own. While the storage node is away, requests fail at once with
- * {@link StorageUnavailableException} (503), and the front recovers by itself when it comes back.
+ * The front's link to the storage node: one control connection shared by every HTTP request, reconnected with
+ * exponential backoff whenever it is lost. The connection carries an interaction session: each storage operation is a
+ * request of its own on its route ({@link Control}), answered, cancelled, timed out or refused on its own while the
+ * others go on. Event streams get a plain connection each, so each has credits of its own. While the storage node is
+ * away, requests fail at once with {@link StorageUnavailableException} (503), and the front recovers by itself when
+ * it comes back.
  */
 public final class StorageClient implements SmartLifecycle {
 
@@ -39,46 +58,27 @@ public final class StorageClient implements SmartLifecycle {
     private final Duration requestTimeout;
     private final Duration minBackoff;
     private final Duration maxBackoff;
+    private final InteractionOptions options;
     private final AtomicReference<Session> session = new AtomicReference<>();
-    private final AtomicLong correlation = new AtomicLong();
     private final AtomicReference<String> lastFailure = new AtomicReference<>("not connected yet");
     private volatile boolean running;
     private volatile Disposable connecting;
 
-    /** A live control connection and the requests waiting for its answers. */
-    public static final class Session {
-        private final Endpoint endpoint;
-        private final Map<Long, Sinks.One<Control>> waiting = new ConcurrentHashMap<>();
-
-        Session(Endpoint endpoint) {
-            this.endpoint = endpoint;
-        }
-
-        /** The connection: grants made in answer to requests on it answer only operations on it. */
-        public Endpoint endpoint() {
-            return endpoint;
-        }
-
-        void answered(Control m) {
-            Sinks.One<Control> s = waiting.remove(m.corr());
-            if (s != null) {
-                s.tryEmitValue(m);
-            }
-        }
-
-        void failAll(RuntimeException e) {
-            waiting.values().forEach(s -> s.tryEmitError(e));
-            waiting.clear();
-        }
+    /**
+     * A live control connection: its interaction session, and the endpoint under it (grants made in answer to
+     * requests on it answer only operations on it).
+     */
+    public record Session(Endpoint endpoint, Requester requester) {
     }
 
     public StorageClient(Transport transport, Supplier<String> address, Duration requestTimeout, Duration minBackoff,
-                         Duration maxBackoff) {
+                         Duration maxBackoff, InteractionOptions options) {
         this.transport = transport;
         this.address = address;
         this.requestTimeout = requestTimeout;
         this.minBackoff = minBackoff;
         this.maxBackoff = maxBackoff;
+        this.options = options;
     }
 
     /** The live session, or an error saying the storage node is away. */
@@ -89,30 +89,117 @@ public final class StorageClient implements SmartLifecycle {
         });
     }
 
-    /** Sends the request {@code make} builds (given its correlation number) on {@code s}; emits the answer. */
-    public Mono<Control> request(Session s, LongFunction<Control> make) {
-        return Mono.defer(() -> {
-            long corr = correlation.incrementAndGet();
-            Sinks.One<Control> answer = Sinks.one();
-            s.waiting.put(corr, answer);
-            return s.endpoint.send(Control.encode(make.apply(corr)))
-                    .then(answer.asMono())
-                    .timeout(requestTimeout, Mono.error(() -> new StorageUnavailableException(
-                            "the storage node did not answer within " + requestTimeout)))
-                    .onErrorMap(dev.rivulet.core.error.TransportException.class,
-                            e -> new StorageUnavailableException("the storage node is unreachable: " + e.getMessage(),
-                                    e))
-                    .doFinally(sig -> s.waiting.remove(corr));
-        });
+    /** A block's window granted to this front, on the connection its bytes must move on. */
+    public record Window(Endpoint endpoint, RemoteMemory remote, long length) {
     }
 
-    /** {@link #request(Session, LongFunction)} on the current session. */
-    public Mono<Reply> request(LongFunction<Control> make) {
-        return session().flatMap(s -> request(s, make).map(m -> new Reply(s, m)));
+    /** A read window, held on the storage node until {@link #end()}. */
+    public record Read(Window window, Disposable access) {
+        /** The bytes were read (or will not be): the storage node may let the block's memory go. */
+        public void end() {
+            access.dispose();
+        }
     }
 
-    /** An answer and the session it came on (whose endpoint the granted access is for). */
-    public record Reply(Session session, Control message) {
+    /**
+     * Writes block {@code id} of {@code length} bytes: asks for a window, lets {@code fill} put the bytes there,
+     * then commits. When {@code fill} fails or is cancelled, the request is cancelled and the room goes back.
+     */
+    public Mono<Long> write(String id, long length, Function<Window, Mono<Void>> fill) {
+        return session().flatMap(s -> {
+            Sinks.One<Payload> commit = Sinks.one();
+            Flux<Payload> requests = Flux.concat(Mono.fromSupplier(() -> request(new Allocate(id, length),
+                    Control.WRITE_ROUTE)), commit.asMono());
+            return s.requester().requestChannel(requests)
+                    .map(Control::decode) // copied out: the answer is lent for this onNext only
+                    // each answer in time: the grant from the request on, the commit's answer from the commit on
+                    .timeout(Mono.delay(requestTimeout),
+                            answer -> commit.asMono().then(Mono.delay(requestTimeout)))
+                    .concatMap(answer -> switch (answer) {
+                        case Granted g -> fill.apply(window(s, g))
+                                .then(Mono.fromRunnable(() -> commit.tryEmitValue(Control.payload(new Commit()))))
+                                .then(Mono.<Long>empty());
+                        case Ok ok -> Mono.just(length);
+                        default -> Mono.error(unexpected(answer));
+                    })
+                    .single();
+        }).onErrorMap(this::failure);
+    }
+
+    /**
+     * Read access to block {@code id}: its window, held on the storage node as long as the request stays open,
+     * which is until {@link Read#end()} cancels it.
+     */
+    public Mono<Read> read(String id) {
+        return session().flatMap(s -> Mono.<Read>create(sink -> {
+            Disposable.Swap access = Disposables.swap();
+            AtomicBoolean settled = new AtomicBoolean();
+            sink.onCancel(access);
+            // The first answer settles the Mono; whatever the stream does after it is for the reads to notice.
+            access.update(s.requester().requestStream(request(new Lookup(id), Control.READ_ROUTE))
+                    .map(Control::decode)
+                    .subscribe(answer -> {
+                        if (settled.getAndSet(true)) {
+                            return;
+                        }
+                        if (answer instanceof Granted g) {
+                            sink.success(new Read(window(s, g), access));
+                        } else {
+                            access.dispose();
+                            sink.error(unexpected(answer));
+                        }
+                    }, e -> {
+                        if (!settled.getAndSet(true)) {
+                            sink.error(e);
+                        }
+                    }, () -> {
+                        if (!settled.getAndSet(true)) {
+                            sink.error(unexpected("an end without a grant"));
+                        }
+                    }));
+        }).timeout(requestTimeout)).onErrorMap(this::failure);
+    }
+
+    /** Deletes block {@code id}. */
+    public Mono<Void> delete(String id) {
+        return session().flatMap(s -> s.requester().requestResponse(request(new Delete(id), Control.DELETE_ROUTE))
+                        .map(Control::decode)
+                        .timeout(requestTimeout))
+                .flatMap(answer -> answer instanceof Ok ? Mono.<Void>empty() : Mono.error(unexpected(answer)))
+                .onErrorMap(this::failure);
+    }
+
+    private static Window window(Session s, Granted g) {
+        return new Window(s.endpoint(), RemoteMemory.fromBytes(g.handle()), g.length());
+    }
+
+    /** {@code m} on {@code route}; a block id that cannot be one is the HTTP client's mistake. */
+    private static Payload request(Control m, Metadata route) {
+        try {
+            return Control.payload(m, route);
+        } catch (IllegalArgumentException e) {
+            throw new BlockException(HttpStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private static IllegalStateException unexpected(Object answer) {
+        return new IllegalStateException("the storage node answered " + answer);
+    }
+
+    /**
+     * What a storage request's failure is to the HTTP client: the storage node's refusal of this request a
+     * {@link BlockException} with its status, no answer in time or a lost connection a
+     * {@link StorageUnavailableException}.
+     */
+    private Throwable failure(Throwable e) {
+        return switch (e) {
+            case RemoteApplicationException r -> Refusal.of(r).<Throwable>map(BlockException::refused).orElse(r);
+            case TimeoutException t -> new StorageUnavailableException("the storage node did not answer within "
+                    + requestTimeout, t);
+            case TransportException t -> new StorageUnavailableException("the storage node is unreachable: "
+                    + t.getMessage(), t);
+            default -> e;
+        };
     }
 
     /**
@@ -127,11 +214,12 @@ public final class StorageClient implements SmartLifecycle {
                 ep -> { ep.dispose(); return Mono.empty(); });
     }
 
+    /** A connection to the storage node, for what its first message, a plain one, says. */
     private Mono<Endpoint> connect(Purpose purpose) {
         return Mono.defer(() -> RivuletClient.create().runOn(transport).remoteAddress(address.get()).connect())
                 .onErrorMap(e -> new StorageUnavailableException("cannot reach the storage node at " + address.get()
                         + ": " + e.getMessage(), e))
-                .flatMap(ep -> ep.send(Control.encode(new Hello(0, purpose))).thenReturn(ep)
+                .flatMap(ep -> ep.send(Control.encode(new Hello(purpose))).thenReturn(ep)
                         .doOnError(e -> ep.dispose()));
     }
 
@@ -147,7 +235,7 @@ public final class StorageClient implements SmartLifecycle {
 
     /** The control connection's flow-control counters, when it is up. */
     public Mono<EndpointStats> stats() {
-        return session().flatMap(s -> s.endpoint.stats());
+        return session().flatMap(s -> s.endpoint().stats());
     }
 
     public String storageAddress() {
@@ -175,9 +263,11 @@ public final class StorageClient implements SmartLifecycle {
                 .subscribe(this::opened, e -> log.warn("gave up connecting to the storage node", e));
     }
 
+    /** The control connection is up: from here on its messages are the session's. */
     private void opened(Endpoint ep) {
-        Session s = new Session(ep);
-        ep.receive().asByteArray().map(Control::decode).subscribe(s::answered, e -> { });
+        Responder nothing = new Responder() { // the storage node asks the front nothing
+        };
+        Session s = new Session(ep, Interactions.client(ep, nothing, options));
         session.set(s);
         lastFailure.set("connected");
         log.info("connected to the storage node at {}", ep.remoteAddress());
@@ -185,8 +275,7 @@ public final class StorageClient implements SmartLifecycle {
             session.compareAndSet(s, null);
             String why = "connection " + reason.kind().name().toLowerCase(java.util.Locale.ROOT)
                     + (reason.cause() != null ? ": " + reason.cause().getMessage() : "");
-            lastFailure.set(why);
-            s.failAll(new StorageUnavailableException("lost the storage node (" + why + ")"));
+            lastFailure.set(why); // the session failed every request still open with the connection's close cause
             if (running) {
                 log.warn("lost the storage node at {} ({}); reconnecting", address.get(), why);
                 reconnect();
@@ -203,7 +292,7 @@ public final class StorageClient implements SmartLifecycle {
         }
         Session s = session.getAndSet(null);
         if (s != null) {
-            s.endpoint.closeGracefully(Duration.ofSeconds(5)).onErrorComplete().block(Duration.ofSeconds(10));
+            s.endpoint().closeGracefully(Duration.ofSeconds(5)).onErrorComplete().block(Duration.ofSeconds(10));
         }
     }
 

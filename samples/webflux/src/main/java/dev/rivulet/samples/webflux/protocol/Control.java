@@ -1,119 +1,130 @@
 package dev.rivulet.samples.webflux.protocol;
 
+import dev.rivulet.core.interaction.Metadata;
+import dev.rivulet.core.interaction.Payload;
+
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The small control exchange between the front and the storage node, over Rivulet {@code send}/{@code receive}.
- * The bytes of blocks never travel here: the front moves them itself with {@code put} and {@code get} into windows
- * the storage node grants it.
+ * What the front and the storage node say to each other about blocks. The bytes of blocks never travel here: the
+ * front moves them itself with {@code put} and {@code get} into windows the storage node grants it.
  *
- * <p>Every message starts with its type and a correlation number the answer repeats, so many HTTP requests share one
- * connection. Requests: {@link Hello} (first message of a connection: control or events), {@link Allocate},
- * {@link Lookup}, {@link Commit}, {@link Release}, {@link Delete}. Answers: {@link Granted}, {@link Ok},
- * {@link Failed}.
+ * <p>A control connection opens with a {@link Hello} sent as a plain message, then carries an interaction session
+ * (requests matched to answers, cancelled and failed one by one, by the library). Each storage operation is a request
+ * on a route of its own:
+ * <ul>
+ *   <li>{@link #WRITE_ROUTE}, a request-channel: {@link Allocate} opens it and is answered with a {@link Granted}
+ *       write window; the front puts the bytes, then sends {@link Commit}, answered {@link Ok}. The room stays
+ *       reserved while the channel is open: a channel that ends without a commit gives it back.</li>
+ *   <li>{@link #READ_ROUTE}, a request-stream: {@link Lookup} is answered with a {@link Granted} read window, held
+ *       until the front cancels the stream (its body is done, or its HTTP client went away).</li>
+ *   <li>{@link #DELETE_ROUTE}, a request-response: {@link Delete}, answered {@link Ok}.</li>
+ * </ul>
+ * A refused operation fails its own request with a {@link Refusal}; an events connection opens with its
+ * {@code Hello} and then only carries events from the storage node.
  */
 public sealed interface Control {
 
-    /** The correlation number of a request, repeated by its answer. */
-    long corr();
-
-    /** The first message of a connection: what it is for. */
-    record Hello(long corr, Purpose purpose) implements Control {
+    /** The first message of a connection, sent as a plain message: what the connection is for. */
+    record Hello(Purpose purpose) implements Control {
     }
 
     /** Reserve room for block {@code id} of {@code size} bytes and grant the sender write access to it. */
-    record Allocate(long corr, String id, long size) implements Control {
+    record Allocate(String id, long size) implements Control {
+    }
+
+    /** The bytes are in the granted window: block {@code id} is now what was written there. */
+    record Commit() implements Control {
     }
 
     /** Grant the sender read access to block {@code id}. */
-    record Lookup(long corr, String id) implements Control {
-    }
-
-    /** The write granted by {@code token} is done: block {@code id} now has {@code length} bytes. */
-    record Commit(long corr, long token, String id, long length) implements Control {
-    }
-
-    /** The access granted by {@code token} is over (a read finished, or a write was abandoned). */
-    record Release(long corr, long token) implements Control {
+    record Lookup(String id) implements Control {
     }
 
     /** Forget block {@code id}. */
-    record Delete(long corr, String id) implements Control {
+    record Delete(String id) implements Control {
     }
 
-    /**
-     * Access was granted: the window's handle ({@code RemoteMemory.toBytes()}), the block's length (for a read), and
-     * the token that ends the access.
-     */
-    record Granted(long corr, long token, long length, byte[] handle) implements Control {
+    /** Access was granted: the window's handle ({@code RemoteMemory.toBytes()}) and the block's length. */
+    record Granted(long length, byte[] handle) implements Control {
     }
 
-    record Ok(long corr) implements Control {
-    }
-
-    record Failed(long corr, Reason reason, String text) implements Control {
+    /** Done as asked. */
+    record Ok() implements Control {
     }
 
     enum Purpose { CONTROL, EVENTS }
 
-    enum Reason { NOT_FOUND, TOO_LARGE, FULL, BAD_REQUEST }
+    /** Routes, each a constant so that its metadata is encoded once. */
+    Metadata WRITE_ROUTE = Metadata.route("block.write");
+    Metadata READ_ROUTE = Metadata.route("block.read");
+    Metadata DELETE_ROUTE = Metadata.route("block.delete");
 
     int HELLO = 1;
     int ALLOCATE = 2;
-    int LOOKUP = 3;
-    int COMMIT = 4;
-    int RELEASE = 5;
-    int DELETE = 6;
+    int COMMIT = 3;
+    int LOOKUP = 4;
+    int DELETE = 5;
     int GRANTED = 10;
     int OK = 11;
-    int FAILED = 12;
 
     /** Ids are short names from a URL path. */
     int MAX_ID_BYTES = 256;
 
+    /** {@code m} as an answer. */
+    static Payload payload(Control m) {
+        return Payload.of(encode(m));
+    }
+
+    /** {@code m} as a request on {@code route}. */
+    static Payload payload(Control m, Metadata route) {
+        return Payload.of(encode(m)).metadata(route);
+    }
+
+    /**
+     * The message in {@code p}, copied out (a received payload is lent only while it is handed over); anything
+     * malformed is an {@link IllegalArgumentException} naming what was wrong.
+     */
+    static Control decode(Payload p) {
+        return decode(p.dataBytes());
+    }
+
     static byte[] encode(Control m) {
         ByteBuffer b = ByteBuffer.allocate(512 + (m instanceof Granted g ? g.handle().length : 0));
         switch (m) {
-            case Hello h -> head(b, HELLO, h.corr()).put((byte) h.purpose().ordinal());
-            case Allocate a -> text(head(b, ALLOCATE, a.corr()), a.id()).putLong(a.size());
-            case Lookup l -> text(head(b, LOOKUP, l.corr()), l.id());
-            case Commit c -> text(head(b, COMMIT, c.corr()).putLong(c.token()), c.id()).putLong(c.length());
-            case Release r -> head(b, RELEASE, r.corr()).putLong(r.token());
-            case Delete d -> text(head(b, DELETE, d.corr()), d.id());
-            case Granted g -> head(b, GRANTED, g.corr()).putLong(g.token()).putLong(g.length())
-                    .putShort((short) g.handle().length).put(g.handle());
-            case Ok o -> head(b, OK, o.corr());
-            case Failed f -> text(head(b, FAILED, f.corr()).put((byte) f.reason().ordinal()), f.text());
+            case Hello h -> b.put((byte) HELLO).put((byte) h.purpose().ordinal());
+            case Allocate a -> text(b.put((byte) ALLOCATE), a.id()).putLong(a.size());
+            case Commit c -> b.put((byte) COMMIT);
+            case Lookup l -> text(b.put((byte) LOOKUP), l.id());
+            case Delete d -> text(b.put((byte) DELETE), d.id());
+            case Granted g -> b.put((byte) GRANTED).putLong(g.length()).putShort((short) g.handle().length)
+                    .put(g.handle());
+            case Ok o -> b.put((byte) OK);
         }
         byte[] out = new byte[b.position()];
         b.flip().get(out);
         return out;
     }
 
-    /** Reads a message; anything malformed is an {@link IllegalArgumentException} naming what was wrong. */
     static Control decode(byte[] bytes) {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         try {
             int type = b.get() & 0xFF;
-            long corr = b.getLong();
             Control m = switch (type) {
-                case HELLO -> new Hello(corr, Purpose.values()[b.get()]);
-                case ALLOCATE -> new Allocate(corr, text(b), b.getLong());
-                case LOOKUP -> new Lookup(corr, text(b));
-                case COMMIT -> new Commit(corr, b.getLong(), text(b), b.getLong());
-                case RELEASE -> new Release(corr, b.getLong());
-                case DELETE -> new Delete(corr, text(b));
+                case HELLO -> new Hello(Purpose.values()[b.get()]);
+                case ALLOCATE -> new Allocate(text(b), b.getLong());
+                case COMMIT -> new Commit();
+                case LOOKUP -> new Lookup(text(b));
+                case DELETE -> new Delete(text(b));
                 case GRANTED -> {
-                    long token = b.getLong();
                     long length = b.getLong();
                     byte[] handle = new byte[b.getShort() & 0xFFFF];
                     b.get(handle);
-                    yield new Granted(corr, token, length, handle);
+                    yield new Granted(length, handle);
                 }
-                case OK -> new Ok(corr);
-                case FAILED -> new Failed(corr, Reason.values()[b.get()], text(b));
+                case OK -> new Ok();
                 default -> throw new IllegalArgumentException("unknown control message type " + type);
             };
             if (b.hasRemaining()) {
@@ -125,14 +136,10 @@ public sealed interface Control {
         }
     }
 
-    private static ByteBuffer head(ByteBuffer b, int type, long corr) {
-        return b.put((byte) type).putLong(corr);
-    }
-
     private static ByteBuffer text(ByteBuffer b, String s) {
         byte[] t = s.getBytes(StandardCharsets.UTF_8);
         if (t.length > MAX_ID_BYTES) {
-            throw new IllegalArgumentException("text of " + t.length + " bytes is longer than " + MAX_ID_BYTES);
+            throw new IllegalArgumentException("an id of " + t.length + " bytes is longer than " + MAX_ID_BYTES);
         }
         return b.putShort((short) t.length).put(t);
     }
@@ -140,7 +147,7 @@ public sealed interface Control {
     private static String text(ByteBuffer b) {
         int n = b.getShort() & 0xFFFF;
         if (n > MAX_ID_BYTES) {
-            throw new IllegalArgumentException("text of " + n + " bytes is longer than " + MAX_ID_BYTES);
+            throw new IllegalArgumentException("an id of " + n + " bytes is longer than " + MAX_ID_BYTES);
         }
         byte[] t = new byte[n];
         b.get(t);

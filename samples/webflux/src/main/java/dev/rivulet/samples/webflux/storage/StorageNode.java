@@ -5,20 +5,20 @@ import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.memory.Access;
-import dev.rivulet.core.memory.Grant;
+import dev.rivulet.core.interaction.InteractionOptions;
+import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.interaction.Payload;
+import dev.rivulet.core.interaction.Router;
 import dev.rivulet.samples.webflux.protocol.Control;
 import dev.rivulet.samples.webflux.protocol.Control.Allocate;
 import dev.rivulet.samples.webflux.protocol.Control.Commit;
 import dev.rivulet.samples.webflux.protocol.Control.Delete;
-import dev.rivulet.samples.webflux.protocol.Control.Failed;
-import dev.rivulet.samples.webflux.protocol.Control.Granted;
 import dev.rivulet.samples.webflux.protocol.Control.Hello;
 import dev.rivulet.samples.webflux.protocol.Control.Lookup;
 import dev.rivulet.samples.webflux.protocol.Control.Ok;
 import dev.rivulet.samples.webflux.protocol.Control.Purpose;
-import dev.rivulet.samples.webflux.protocol.Control.Reason;
-import dev.rivulet.samples.webflux.protocol.Control.Release;
+import dev.rivulet.samples.webflux.protocol.Refusal;
+import dev.rivulet.samples.webflux.protocol.Refusal.Reason;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,15 +33,18 @@ import reactor.core.publisher.Sinks;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The storage node: a Rivulet server whose connections are either a control channel (a front allocating, looking up,
- * committing and releasing blocks, each answer a grant of exactly one block's window to exactly that connection) or an
- * event stream (as fast as the reader's credits allow, or at a configured rate).
+ * The storage node: a Rivulet server whose connections are either a control connection (an interaction session whose
+ * routes write, read and delete blocks, each write or read a grant of exactly one block's window to exactly that
+ * connection, for as long as its request is open) or an event stream (as fast as the reader's credits allow, or at a
+ * configured rate).
  *
  * <p>Started and stopped with the Spring context: stopping lets work in flight finish ({@code disposeGracefully}).
  */
@@ -53,14 +56,19 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
     private final String bindAddress;
     private final BlockStore store;
     private final int eventsPerSecond;
+    private final InteractionOptions options;
     private final Sinks.Empty<Void> stopping = Sinks.empty();
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong cancelled = new AtomicLong();
+    private final AtomicInteger accesses = new AtomicInteger();
     private final Set<Endpoint> eventReaders = ConcurrentHashMap.newKeySet();
     private volatile RivuletServer.BoundServer server;
 
-    public StorageNode(Transport transport, String bindAddress, BlockStore store, int eventsPerSecond) {
+    public StorageNode(Transport transport, String bindAddress, BlockStore store, int eventsPerSecond,
+                       InteractionOptions options) {
         this.transport = transport;
+        this.options = options;
         this.bindAddress = bindAddress;
         this.store = store;
         this.eventsPerSecond = eventsPerSecond;
@@ -79,6 +87,19 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
     /** Event messages sent so far, over every event stream. */
     public long eventsSent() {
         return eventsSent.get();
+    }
+
+    /**
+     * Storage requests the front cancelled: every read, since cancelling is how the front says it is done reading,
+     * and the writes it abandoned (an HTTP client went away, a timeout).
+     */
+    public long cancelledRequests() {
+        return cancelled.get();
+    }
+
+    /** Block windows granted now: writes not yet committed and reads not yet done. */
+    public int openAccesses() {
+        return accesses.get();
     }
 
     /** The flow-control counters of every event stream now open (what a slow reader does to its sender). */
@@ -104,7 +125,7 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
         if (s == null) {
             return;
         }
-        stopping.tryEmitEmpty(); // event streams end; control requests already sent are answered
+        stopping.tryEmitEmpty(); // event streams end; storage requests already sent are answered
         s.disposeGracefully(Duration.ofSeconds(10)).block(Duration.ofSeconds(15));
         server = null;
     }
@@ -120,21 +141,20 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
         return 0;
     }
 
+    /**
+     * A connection's first message, a plain one, says what it is for; asking for that one message only, nothing else
+     * is taken from {@code receive()} before the session (or the event stream) subscribes it in turn.
+     */
     private Publisher<Void> serve(Endpoint ep) {
-        Connection c = new Connection(ep);
-        return ep.receive().asByteArray().map(Control::decode)
-                .switchOnFirst((first, all) -> {
-                    if (first.get() instanceof Hello h && h.purpose() == Purpose.EVENTS) {
-                        return Flux.merge(all.skip(1).then(), events(ep));
-                    }
-                    if (first.get() instanceof Hello h && h.purpose() == Purpose.CONTROL) {
-                        return all.skip(1).concatMap(m -> ep.send(Control.encode(c.answer(m))));
-                    }
-                    return Mono.error(new IllegalArgumentException("a connection starts with a hello, not "
+        return ep.receive().asByteArray().take(1, true).next()
+                .map(Control::decode)
+                .flatMap(first -> switch (first) {
+                    case Hello h when h.purpose() == Purpose.CONTROL -> Interactions.server(ep, router(ep), options)
+                            .onClose();
+                    case Hello h -> Flux.merge(ep.receive().then(), events(ep)).then();
+                    default -> Mono.error(new IllegalArgumentException("a connection starts with a hello, not "
                             + first));
-                })
-                .then()
-                .doFinally(s -> c.close());
+                });
     }
 
     /** Events for one reader: as fast as its credits allow, or at the configured rate; they end when we stop. */
@@ -154,99 +174,78 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
                 .onErrorResume(TransportException.class, e -> Mono.empty());
     }
 
-    /** One control connection: the accesses it was granted, ended when it closes. */
-    private final class Connection {
-        private final Endpoint ep;
-        private final Map<Long, Held> held = new ConcurrentHashMap<>();
-        private final AtomicLong tokens = new AtomicLong();
+    /**
+     * The storage operations of one control connection, a route each. Windows are granted to this connection only,
+     * and each lasts as long as the request that asked for it ({@link BlockAccess}).
+     */
+    private Router router(Endpoint ep) {
+        return Router.builder()
+                .requestChannel(Control.WRITE_ROUTE.route(), (open, rest) -> write(ep, open, rest))
+                .requestStream(Control.READ_ROUTE.route(), request -> read(ep, request))
+                .requestResponse(Control.DELETE_ROUTE.route(), this::delete)
+                .build();
+    }
 
-        private record Held(Grant grant, BlockStore.Extent extent, boolean write) {
-        }
+    /** Grants room for the block, then waits for the commit; a channel that ends without one gives the room back. */
+    private Flux<Payload> write(Endpoint ep, Payload open, Flux<Payload> rest) {
+        requests.incrementAndGet();
+        Allocate a = request(open, Allocate.class);
+        return held(() -> BlockAccess.write(store, ep, a.size()), access -> Flux.concat(
+                Mono.just(Control.payload(access.granted())),
+                rest.next()
+                        .map(commit -> {
+                            request(commit, Commit.class);
+                            access.commit(a.id());
+                            return Control.payload(new Ok());
+                        })
+                        .switchIfEmpty(Mono.error(() -> new Refusal(Reason.BAD_REQUEST, "the write of " + a.id()
+                                + " ended without a commit")))));
+    }
 
-        Connection(Endpoint ep) {
-            this.ep = ep;
-        }
+    /** Grants read access to the block until the front cancels the stream: the grant is all it answers. */
+    private Flux<Payload> read(Endpoint ep, Payload request) {
+        requests.incrementAndGet();
+        Lookup l = request(request, Lookup.class);
+        return held(() -> BlockAccess.read(store, ep, l.id()),
+                access -> Mono.just(Control.payload(access.granted())).concatWith(Flux.never()));
+    }
 
-        Control answer(Control m) {
-            requests.incrementAndGet();
-            return switch (m) {
-                case Allocate a -> allocate(a);
-                case Lookup l -> lookup(l);
-                case Commit c -> commit(c);
-                case Release r -> release(r);
-                case Delete d -> store.delete(d.id()) ? new Ok(d.corr())
-                        : new Failed(d.corr(), Reason.NOT_FOUND, "no block " + d.id());
-                default -> new Failed(m.corr(), Reason.BAD_REQUEST, "not a request: " + m.getClass().getSimpleName());
-            };
-        }
-
-        private Control allocate(Allocate a) {
-            if (a.size() < 0 || a.size() > store.maxBlockSize()) {
-                return new Failed(a.corr(), Reason.TOO_LARGE, "a block holds at most " + store.maxBlockSize()
-                        + " bytes, not " + a.size());
+    private Mono<Payload> delete(Payload request) {
+        requests.incrementAndGet();
+        return Mono.fromCallable(() -> {
+            Delete d = request(request, Delete.class);
+            if (!store.delete(d.id())) {
+                throw new Refusal(Reason.NOT_FOUND, "no block " + d.id());
             }
-            BlockStore.Extent e = store.reserve(a.size());
-            if (e == null) {
-                return new Failed(a.corr(), Reason.FULL, "no room for " + a.size() + " more bytes");
-            }
-            Grant g = ep.grant(store.window(e, a.size()), Access.REMOTE_WRITE);
-            long token = tokens.incrementAndGet();
-            held.put(token, new Held(g, e, true));
-            return new Granted(a.corr(), token, a.size(), g.remote().toBytes());
-        }
+            return Control.payload(new Ok());
+        });
+    }
 
-        private Control lookup(Lookup l) {
-            BlockStore.Extent e = store.startReading(l.id());
-            if (e == null) {
-                return new Failed(l.corr(), Reason.NOT_FOUND, "no block " + l.id());
-            }
-            Grant g = ep.grant(store.window(e, e.length), Access.REMOTE_READ);
-            long token = tokens.incrementAndGet();
-            held.put(token, new Held(g, e, false));
-            return new Granted(l.corr(), token, e.length, g.remote().toBytes());
-        }
+    /** {@code answers} for an access held from subscription until they end, however they end. */
+    private Flux<Payload> held(Supplier<BlockAccess> open, Function<BlockAccess, Flux<Payload>> answers) {
+        return Flux.using(() -> {
+                    BlockAccess access = open.get();
+                    accesses.incrementAndGet();
+                    return access;
+                }, answers, access -> {
+                    access.end();
+                    accesses.decrementAndGet();
+                })
+                .doOnCancel(cancelled::incrementAndGet);
+    }
 
-        private Control commit(Commit c) {
-            Held h = held.remove(c.token());
-            if (h == null || !h.write() || c.length() < 0 || c.length() > h.extent().capacity) {
-                if (h != null) {
-                    held.put(c.token(), h);
-                }
-                return new Failed(c.corr(), Reason.BAD_REQUEST, "no write under token " + c.token()
-                        + " that holds " + c.length() + " bytes");
-            }
-            h.grant().close();
-            store.commit(c.id(), h.extent(), c.length());
-            return new Ok(c.corr());
+    /** The message {@code p} carries, or the refusal that ends just this request when it is no {@code type}. */
+    private static <T extends Control> T request(Payload p, Class<T> type) {
+        Control m;
+        try {
+            m = Control.decode(p);
+        } catch (IllegalArgumentException e) {
+            throw new Refusal(Reason.BAD_REQUEST, e.getMessage());
         }
-
-        private Control release(Release r) {
-            Held h = held.remove(r.token());
-            if (h == null) {
-                return new Failed(r.corr(), Reason.NOT_FOUND, "no access under token " + r.token());
-            }
-            end(h);
-            return new Ok(r.corr());
+        if (!type.isInstance(m)) {
+            throw new Refusal(Reason.BAD_REQUEST, "expected " + type.getSimpleName() + ", not " + m);
         }
-
-        private void end(Held h) {
-            h.grant().close();
-            if (h.write()) {
-                store.abandon(h.extent());
-            } else {
-                store.doneReading(h.extent());
-            }
-        }
-
-        /** The connection is gone: its grants were revoked with it; room it reserved and reads it held end. */
-        void close() {
-            for (Long token : held.keySet()) {
-                Held h = held.remove(token);
-                if (h != null) {
-                    end(h);
-                }
-            }
-        }
+        return type.cast(m);
     }
 
     @Override
@@ -258,6 +257,10 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
         FunctionCounter.builder("rivulet.webflux.storage.events", eventsSent, AtomicLong::get)
                 .description("Event messages sent").register(registry);
         FunctionCounter.builder("rivulet.webflux.storage.requests", requests, AtomicLong::get)
-                .description("Control requests answered").register(registry);
+                .description("Storage requests received").register(registry);
+        FunctionCounter.builder("rivulet.webflux.storage.cancelled", cancelled, AtomicLong::get)
+                .description("Storage requests the front cancelled: reads done, writes abandoned").register(registry);
+        Gauge.builder("rivulet.webflux.storage.accesses", accesses, AtomicInteger::get)
+                .description("Block windows granted now, each held by an open request").register(registry);
     }
 }
