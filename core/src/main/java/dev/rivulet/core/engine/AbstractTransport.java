@@ -88,7 +88,6 @@ public abstract class AbstractTransport implements Transport {
         MemoryDomain m = null;
         try {
             m = MEMORY.newDomain(name, registrar);
-            m.buffers().reserveStarters();
             this.memory = m;
             this.wireMemory = new WireMemory(m);
             this.metrics = new TransportMetrics(name, id, progress::busyRatio, memory.buffers());

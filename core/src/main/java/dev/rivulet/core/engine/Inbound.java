@@ -136,7 +136,7 @@ final class Inbound {
             receiver.next(lending, frame, offset, length);
             return;
         }
-        Buffer b = Internals.memory().allocateForTransport(memory, length);
+        Buffer b = memory.allocate(length);
         MemorySegment.copy(frameMemory, offset, b.capacitySegment(), 0, length);
         undelivered.addLast(b);
     }

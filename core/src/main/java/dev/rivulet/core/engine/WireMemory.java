@@ -5,7 +5,6 @@ import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.AccessScope;
-import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.MemoryRegion;
@@ -37,15 +36,6 @@ public final class WireMemory {
     /** The domain this view acts on. */
     public MemoryDomain domain() {
         return domain;
-    }
-
-    /**
-     * A pooled buffer for this wire's receive path (a message its peer was entitled to send must be held): on a
-     * polling thread it waits for memory the pool registers in the background, where an application's
-     * {@link MemoryDomain#allocate} fails at once.
-     */
-    public Buffer allocateForReceive(int size) {
-        return MEMORY.allocateForTransport(domain, size);
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.error.MessageTooLargeException;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.interaction.frame.ErrorCode;
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
@@ -39,14 +38,6 @@ final class FrameWriter {
         this.fragment = (int) Math.min(maxFrame, MAX_FRAGMENT);
     }
 
-    /**
-     * A pooled buffer for a frame. Frames are the session's own, written on whatever thread answers (a polling
-     * thread included), so they take the transport's allocation, which waits for pool growth rather than fail.
-     */
-    private Buffer frameBuffer(int size) {
-        return Internals.memory().allocateForTransport(endpoint.memory(), size);
-    }
-
     /** Starts the send; {@code onEnd} runs once when it ends (the endpoint closed or failed). */
     void start(Consumer<@Nullable Throwable> onEnd) {
         Flux<Buffer> frames = Flux.<Buffer>create(s -> sink = s, FluxSink.OverflowStrategy.BUFFER)
@@ -64,14 +55,14 @@ final class FrameWriter {
 
     /** A frame without payload ({@code REQUEST_N}, {@code CANCEL}, a bare {@code COMPLETE}). */
     void control(int streamId, int type, int flags, int n) {
-        Buffer b = frameBuffer(Frames.HEADER);
+        Buffer b = endpoint.memory().allocate(Frames.HEADER);
         Frames.writeHeader(b.capacitySegment(), streamId, type, flags, n, 0);
         emit(b.length(Frames.HEADER));
     }
 
     /** A {@code LEASE} frame on stream 0. */
     void lease(Lease lease) {
-        Buffer b = frameBuffer(Frames.HEADER + 4);
+        Buffer b = endpoint.memory().allocate(Frames.HEADER + 4);
         MemorySegment s = b.capacitySegment();
         Frames.writeHeader(s, 0, FrameType.LEASE, 0, lease.requests(), 0);
         Frames.putInt(s, Frames.HEADER, (int) lease.ttl().toMillis());
@@ -82,7 +73,7 @@ final class FrameWriter {
     void error(int streamId, int code, @Nullable String message) {
         byte[] text = (message == null ? "" : message).getBytes(StandardCharsets.UTF_8);
         int n = (int) Math.min(text.length, Math.min(maxFrame - Frames.HEADER, 4096));
-        Buffer b = frameBuffer(Frames.HEADER + n);
+        Buffer b = endpoint.memory().allocate(Frames.HEADER + n);
         MemorySegment s = b.capacitySegment();
         Frames.writeHeader(s, streamId, FrameType.ERROR, 0, code, 0);
         MemorySegment.copy(text, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, n);
@@ -106,7 +97,7 @@ final class FrameWriter {
             int metaLength = m.length;
             long size = (long) Frames.HEADER + metaLength + payload.dataLength();
             if (size <= fragment) {
-                Buffer b = frameBuffer((int) size);
+                Buffer b = endpoint.memory().allocate((int) size);
                 MemorySegment s = b.capacitySegment();
                 Frames.writeHeader(s, streamId, type, flags, n, metaLength);
                 MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
@@ -130,7 +121,7 @@ final class FrameWriter {
     private void fragments(int streamId, int type, int flags, int n, byte[] m, int metaLength, MemorySegment data) {
         long total = data.byteSize();
         int first = fragment - Frames.HEADER - metaLength;
-        Buffer b = frameBuffer(fragment);
+        Buffer b = endpoint.memory().allocate(fragment);
         MemorySegment s = b.capacitySegment();
         Frames.writeHeader(s, streamId, type, (flags & ~Frames.COMPLETE) | Frames.FOLLOWS, n, metaLength);
         MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
@@ -139,7 +130,7 @@ final class FrameWriter {
         for (long done = first; done < total; ) {
             int piece = (int) Math.min(fragment - Frames.HEADER, total - done);
             boolean last = done + piece == total;
-            Buffer f = frameBuffer(Frames.HEADER + piece);
+            Buffer f = endpoint.memory().allocate(Frames.HEADER + piece);
             MemorySegment fs = f.capacitySegment();
             Frames.writeHeader(fs, streamId, FrameType.PAYLOAD, last ? flags & Frames.COMPLETE : Frames.FOLLOWS, 0, 0);
             MemorySegment.copy(data, done, fs, Frames.HEADER, piece);

@@ -31,8 +31,13 @@ public final class Interactions {
 
     /** A session on an endpoint this side connected, rejecting whatever the peer requests. */
     public static Requester client(Endpoint endpoint) {
+        return client(endpoint, InteractionOptions.defaults());
+    }
+
+    /** As {@link #client(Endpoint)}, with {@code options}. */
+    public static Requester client(Endpoint endpoint, InteractionOptions options) {
         return client(endpoint, new Responder() {
-        });
+        }, options);
     }
 
     /** A session on an endpoint this side connected, answering the peer's requests with {@code responder}. */

@@ -1,7 +1,6 @@
 package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.interaction.frame.Frames;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 
@@ -63,7 +62,7 @@ final class Reassembly {
      * came in one piece ({@code lastFlags} carries whether it completes the stream). The fragments are released.
      */
     Buffer assemble(MemoryDomain memory, int lastFlags) {
-        Buffer whole = Internals.memory().allocateForTransport(memory, (int) bytes); // a receive path
+        Buffer whole = memory.allocate((int) bytes);
         MemorySegment to = whole.capacitySegment();
         long at = 0;
         for (int i = 0; i < parts.size(); i++) {

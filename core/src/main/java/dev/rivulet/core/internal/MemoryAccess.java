@@ -60,10 +60,4 @@ public interface MemoryAccess {
 
     /** A new lender of views for one receiver ({@link BufferLending}). */
     BufferLending newLending();
-
-    /**
-     * A pooled buffer for a transport's receive path: on a polling thread it waits for memory registered in the
-     * background instead of failing as an application's {@code allocate} does there (see {@code BufferPool}).
-     */
-    Buffer allocateForTransport(MemoryDomain domain, int size);
 }

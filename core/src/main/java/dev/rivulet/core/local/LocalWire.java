@@ -10,7 +10,6 @@ import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.loop.ProgressLoop;
@@ -214,7 +213,7 @@ final class LocalWire implements Wire {
                 Buffer src = op.buffer();
                 Buffer dst;
                 try {
-                    dst = Internals.memory().allocateForTransport(p.domain, src.length());
+                    dst = p.domain.allocate(src.length());
                 } catch (TransportException e) {
                     throw new ConnectionLostException("peer's memory domain is closed", e);
                 }

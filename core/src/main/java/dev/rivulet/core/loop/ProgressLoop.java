@@ -164,11 +164,6 @@ public final class ProgressLoop implements Executor {
         return clockStamp;
     }
 
-    /** Whether the calling thread is a progress loop's polling thread (of any transport). */
-    public static boolean isPollingThread() {
-        return Thread.currentThread() instanceof PollingThread;
-    }
-
     public long uptimeNanos() {
         return System.nanoTime() - startNanos;
     }

@@ -359,7 +359,7 @@ public final class Buffer {
         if (base == from.base && length == from.length) {
             backing = from.retain();
         } else {
-            backing = Objects.requireNonNull(from.pool).allocateWaiting(length);
+            backing = Objects.requireNonNull(from.pool).allocate(length);
             MemorySegment.copy(memory, base, backing.memory, backing.base, length);
         }
         source = backing;

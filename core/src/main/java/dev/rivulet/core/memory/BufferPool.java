@@ -3,40 +3,34 @@ package dev.rivulet.core.memory;
 import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
-import dev.rivulet.core.loop.ProgressLoop;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Registered message buffers in power-of-two size classes from 64 B to 1 MiB, carved from slabs that are registered
  * once each (registration is the expensive part: a system call, page pinning and a lock). Free buffers wait in
  * lock-free queues so any thread can allocate and release; in steady state neither allocates on the Java heap.
  *
- * <p>Registration never runs on a non-blocking thread (a transport's polling thread, Reactor's parallel workers), and
- * an application's allocation there never waits. A size class used from such a thread keeps headroom: when its free
- * buffers run low a slab is registered on {@link Schedulers#boundedElastic()} in the background; if the class still
- * runs dry, a larger free buffer serves the request, and when there is none {@link #allocate} on a polling thread
- * fails at once with a retryable {@link InsufficientResourcesException} rather than park a loop that serves other
- * connections (on other non-blocking threads it waits for the background registration). A transport registers a
- * small first slab of the small classes when it opens ({@link #reserveStarters()}), and {@link #reserve(int, int)}
- * registers ahead of time for applications that know their sizes. Only a transport's own
- * receive paths, which must hold a message their peer was entitled to send, wait for the background registration
- * (counted in {@link #growthWaits()}), for at most {@value #GROWTH_WAIT_SECONDS} s.
+ * <p>A non-blocking thread (a transport's polling thread, Reactor's parallel workers) never waits for memory. A size
+ * class used from such a thread keeps headroom: when its free buffers run low a slab is registered on
+ * {@link Schedulers#boundedElastic()} in the background; if the class still runs dry, a larger free buffer serves the
+ * request, and only when there is none does the thread register a slab itself: one registration, not a wait on
+ * another thread (counted in {@link #inlineGrowths()}). A registration that fails (a provider out of memory or
+ * locked pages) fails the allocation at once with a typed, retryable {@link InsufficientResourcesException}.
+ * {@link #reserve(int, int)} registers ahead of time for applications that know their sizes and want no
+ * registration on their polling threads at all.
  *
  * <p>Requests above the largest class get a buffer of their own, registered on allocation and deregistered on its
- * last release (registered in the background, too, when asked for on a non-blocking thread). Pool memory is
+ * last release (on the calling thread, whichever it is). Pool memory is
  * registered for local use only: it is never granted to a peer.
  */
 public final class BufferPool {
@@ -47,21 +41,6 @@ public final class BufferPool {
     static final int MAX_CLASS_SHIFT = 20;  // 1 MiB
     private static final long TARGET_SLAB_BYTES = 1L << 20;
     private static final int MIN_BUFFERS_PER_SLAB = 4;
-    private static final int STARTER_MAX_SIZE = 16 << 10;
-    private static final int STARTER_SLAB_BYTES = 64 << 10;
-    /** How long a transport's receive path on a non-blocking thread waits for a background registration. */
-    private static final long GROWTH_WAIT_SECONDS = 10;
-    private static final long GROWTH_WAIT_NANOS = GROWTH_WAIT_SECONDS * 1_000_000_000L;
-
-    /** What {@link #take} does when a non-blocking thread finds no free buffer. */
-    private enum OnEmpty {
-        /** Fail at once with a retryable {@link InsufficientResourcesException}: an application's allocation. */
-        FAIL,
-        /** Return null: a caller that tries again on its next cycle. */
-        NULL,
-        /** Wait for the background registration: a transport's receive path. */
-        WAIT
-    }
 
     private final MemoryDomain domain;
     private final Arena arena;
@@ -70,7 +49,7 @@ public final class BufferPool {
     private final List<MemoryRegion> slabs = new ArrayList<>();
     private final AtomicLong outstanding = new AtomicLong();
     private final AtomicLong registeredBytes = new AtomicLong();
-    private final AtomicLong growthWaits = new AtomicLong();
+    private final AtomicLong inlineGrowths = new AtomicLong();
     private volatile boolean closed;
 
     BufferPool(MemoryDomain domain) {
@@ -81,34 +60,23 @@ public final class BufferPool {
         }
     }
 
-    /**
-     * A buffer with {@code length() == size} and at least that capacity, holding one reference. On a non-blocking
-     * thread it never waits: with no free buffer of a fitting class (or above the largest class, whose buffers are
-     * registered when allocated) it throws {@link InsufficientResourcesException}, retryable, at once.
-     */
+    /** A buffer with {@code length() == size} and at least that capacity, holding one reference. */
     public Buffer allocate(int size) {
-        return handOut(take(size, OnEmpty.FAIL), size);
+        Buffer b = take(size, true);
+        return handOut(b, size);
     }
 
     /**
-     * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of failing when no buffer
-     * is free (a background registration is under way then): for callers that can try again on their next cycle.
+     * As {@link #allocate(int)}, but on a non-blocking thread returns {@code null} instead of registering when no
+     * buffer is free (a background registration is under way then): for callers that can try again on their next
+     * cycle.
      */
     public @Nullable Buffer tryAllocate(int size) {
-        Buffer b = take(size, OnEmpty.NULL);
+        Buffer b = take(size, false);
         return b == null ? null : handOut(b, size);
     }
 
-    /**
-     * As {@link #allocate(int)}, but a non-blocking thread with no free buffer waits for the background registration
-     * (at most {@value #GROWTH_WAIT_SECONDS} s): for a transport's receive paths, which must hold what their peer
-     * was entitled to send, and for the copy {@link Buffer#retain()} makes of a lent message.
-     */
-    Buffer allocateWaiting(int size) {
-        return handOut(take(size, OnEmpty.WAIT), size);
-    }
-
-    private @Nullable Buffer take(int size, OnEmpty onEmpty) {
+    private @Nullable Buffer take(int size, boolean mayRegister) {
         if (size < 0) {
             throw new InvalidRequestException("negative buffer size " + size);
         }
@@ -118,7 +86,13 @@ public final class BufferPool {
         int shift = shiftOf(size);
         boolean nonBlocking = Schedulers.isInNonBlockingThread();
         if (shift > MAX_CLASS_SHIFT) {
-            return nonBlocking ? hugeOnNonBlocking(size, onEmpty) : allocateHuge(size);
+            if (nonBlocking && !mayRegister) {
+                return null;
+            }
+            if (nonBlocking) {
+                inlineGrowths.incrementAndGet();
+            }
+            return allocateHuge(size);
         }
         SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
         if (!nonBlocking) {
@@ -135,14 +109,7 @@ public final class BufferPool {
         }
         if (b == null) {
             sc.growIfLow();
-            b = switch (onEmpty == OnEmpty.FAIL && !ProgressLoop.isPollingThread() ? OnEmpty.WAIT : onEmpty) {
-                case WAIT -> awaitGrowth(sc);
-                case NULL -> null;
-                case FAIL -> throw new InsufficientResourcesException("no registered " + sc.size + "-byte buffer "
-                        + "is free on this polling thread (more are being registered in the background); reserve "
-                        + "them ahead with memory().buffers().reserve(size, count), or allocate off the polling "
-                        + "thread");
-            };
+            b = mayRegister ? growInline(sc) : null;
         } else {
             sc.keepHeadroom();
         }
@@ -179,21 +146,6 @@ public final class BufferPool {
         }
     }
 
-    /**
-     * Registers, on the calling thread, a small first slab ({@value #STARTER_SLAB_BYTES} bytes) of every class up to
-     * {@value #STARTER_MAX_SIZE} bytes: memory reserved ahead, so that an application's first messages made on a
-     * polling thread (a handler answering where its request was delivered) are served there without registering,
-     * waiting or failing while the class grows in the background. A transport does this when it opens.
-     */
-    public void reserveStarters() {
-        for (int shift = MIN_CLASS_SHIFT; 1 << shift <= STARTER_MAX_SIZE; shift++) {
-            SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
-            if (sc.free.size() == 0) {
-                sc.free.offer(sc.addSlab(Math.max(MIN_BUFFERS_PER_SLAB, STARTER_SLAB_BYTES >> shift)));
-            }
-        }
-    }
-
     /** Buffers handed out and not yet released. */
     public long outstanding() {
         return outstanding.get();
@@ -204,9 +156,9 @@ public final class BufferPool {
         return registeredBytes.get();
     }
 
-    /** Times a non-blocking thread had to wait for a background registration (see the class comment). */
-    public long growthWaits() {
-        return growthWaits.get();
+    /** Times a non-blocking thread registered pool memory itself, the background growth being behind. */
+    public long inlineGrowths() {
+        return inlineGrowths.get();
     }
 
     void recycle(Buffer b) {
@@ -244,66 +196,20 @@ public final class BufferPool {
         return null;
     }
 
-    private Buffer awaitGrowth(SizeClass sc) {
-        growthWaits.incrementAndGet();
-        long start = System.nanoTime();
-        long deadline = start + GROWTH_WAIT_NANOS;
-        Buffer b;
-        while ((b = sc.free.poll()) == null) {
-            if (closed) {
-                throw new ResourceClosedException("memory domain is closed");
-            }
-            Throwable failure = sc.growthFailure;
-            if (failure != null) {
-                sc.growthFailure = null;
-                throw failure instanceof RuntimeException re ? re
-                        : new InsufficientResourcesException("registering pool memory failed: " + failure, failure);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new InsufficientResourcesException("no registered " + sc.size + "-byte buffer became free "
-                        + "within " + GROWTH_WAIT_NANOS / 1_000_000_000L + " s");
-            }
-            sc.growIfLow();
-            LockSupport.parkNanos(20_000);
-        }
-        logWait(sc.size, System.nanoTime() - start);
-        return b;
-    }
-
-    private @Nullable Buffer hugeOnNonBlocking(int size, OnEmpty onEmpty) {
-        return switch (onEmpty == OnEmpty.FAIL && !ProgressLoop.isPollingThread() ? OnEmpty.WAIT : onEmpty) {
-            case WAIT -> awaitHuge(size);
-            case NULL -> null;
-            case FAIL -> throw new InsufficientResourcesException("a " + size + "-byte buffer is above the pool's "
-                    + "largest class and registered when allocated, which a polling thread never waits for: "
-                    + "allocate it off the polling thread");
-        };
-    }
-
-    private Buffer awaitHuge(int size) {
-        growthWaits.incrementAndGet();
-        long start = System.nanoTime();
-        Buffer b;
+    /**
+     * The class ran dry on a non-blocking thread: registers a slab here rather than wait for the background one (a
+     * registration is one system call; waiting would park a loop that serves other connections for as long as the
+     * background takes, or for ever if it cannot go on). A failed registration is a typed, retryable error.
+     */
+    private Buffer growInline(SizeClass sc) {
+        inlineGrowths.incrementAndGet();
         try {
-            b = Mono.fromCallable(() -> allocateHuge(size)).subscribeOn(Schedulers.boundedElastic())
-                    .toFuture().join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException re ? re
-                    : new InsufficientResourcesException("registering a " + size + "-byte buffer failed", e);
-        }
-        logWait(size, System.nanoTime() - start);
-        return b;
-    }
-
-    private volatile long lastWaitLog;
-
-    private void logWait(int size, long nanos) {
-        long now = System.nanoTime();
-        if (now - lastWaitLog > 10_000_000_000L) { // one line per 10 s however often it happens
-            lastWaitLog = now;
-            log.info("a non-blocking thread waited {} us for {}-byte registered buffers of {} (registered in the "
-                            + "background); reserve them ahead with memory().buffers().reserve(size, count)",
-                    nanos / 1_000, size, domain.name());
+            return sc.grow();
+        } catch (InsufficientResourcesException | ResourceClosedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new InsufficientResourcesException("registering pool memory for " + sc.size + "-byte buffers "
+                    + "failed: " + e.getMessage(), e);
         }
     }
 
@@ -406,7 +312,6 @@ public final class BufferPool {
          * what a thread keeps is not counted as free headroom, which only makes the class grow a little earlier.
          */
         final ThreadLocal<LocalStack> local;
-        volatile @Nullable Throwable growthFailure;
 
         SizeClass(int size) {
             this.size = size;
@@ -430,21 +335,16 @@ public final class BufferPool {
 
         /** Registers one more slab; returns one of its buffers and frees the rest. */
         Buffer addSlab() {
-            return addSlab(perSlab);
-        }
-
-        /** Registers a slab of {@code count} buffers; returns one of them and frees the rest. */
-        Buffer addSlab(int count) {
             synchronized (slabLock) {
                 if (closed) {
                     throw new ResourceClosedException("memory domain is closed");
                 }
-                long bytes = (long) count * size;
+                long bytes = (long) perSlab * size;
                 MemoryRegion slab = domain.register(arenaAllocate(bytes), Access.LOCAL);
                 slabs.add(slab);
                 registeredBytes.addAndGet(bytes);
-                FreeList.Slab home = free.addSlab(count);
-                for (int i = 1; i < count; i++) {
+                FreeList.Slab home = free.addSlab(perSlab);
+                for (int i = 1; i < perSlab; i++) {
                     free.offer(new Buffer(BufferPool.this, home, slab, (long) i * size, size));
                 }
                 return new Buffer(BufferPool.this, home, slab, 0, size);
@@ -470,14 +370,16 @@ public final class BufferPool {
                             free.offer(addSlab());
                         }
                     } catch (Throwable t) {
-                        growthFailure = t;
+                        // The next allocation that finds the class dry registers on its own thread, and fails typed
+                        // if that fails too.
+                        log.debug("background registration of {}-byte buffers failed", size, t);
                     } finally {
                         growing.set(false);
                     }
                 });
             } catch (RuntimeException rejected) {
                 growing.set(false);
-                growthFailure = rejected;
+                log.debug("background registration of {}-byte buffers could not be scheduled", size, rejected);
             }
         }
     }

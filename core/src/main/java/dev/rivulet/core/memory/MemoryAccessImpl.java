@@ -81,9 +81,4 @@ final class MemoryAccessImpl implements MemoryAccess {
     public BufferLending newLending() {
         return new LendingRing();
     }
-
-    @Override
-    public Buffer allocateForTransport(MemoryDomain domain, int size) {
-        return domain.buffers().allocateWaiting(size);
-    }
 }

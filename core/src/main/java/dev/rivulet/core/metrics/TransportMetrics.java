@@ -43,7 +43,8 @@ import java.util.function.DoubleSupplier;
  *       failure): endpoints of this transport and how they ended</li>
  *   <li>{@code rivulet.buffers.outstanding} (gauge): pooled buffers handed out and not yet released;
  *       {@code rivulet.memory.registered} (gauge, bytes): registered memory of the buffer pool;
- *       {@code rivulet.buffers.growth.waits}: times a polling thread waited for pool memory being registered</li>
+ *       {@code rivulet.buffers.growth.inline}: times a polling thread registered pool memory itself, the background
+ *       growth being behind</li>
  *   <li>{@code rivulet.connections.refused} (bound = listener | source | memory): connections a listener closed at once
  *       because a connection bound was reached; {@code rivulet.handshakes.evicted}: unfinished set-ups ended to make
  *       room for newer connections</li>
@@ -182,8 +183,9 @@ public final class TransportMetrics implements MeterBinder {
                 .description("Pooled buffers handed out and not yet released").register(registry));
         meters.add(Gauge.builder("rivulet.memory.registered", pool, BufferPool::registeredBytes).tags(base)
                 .baseUnit("bytes").description("Registered memory held by the buffer pool").register(registry));
-        meters.add(FunctionCounter.builder("rivulet.buffers.growth.waits", pool, BufferPool::growthWaits).tags(base)
-                .description("Times a polling thread waited for pool memory registered in the background")
+        meters.add(FunctionCounter.builder("rivulet.buffers.growth.inline", pool, BufferPool::inlineGrowths)
+                .tags(base).description("Times a polling thread registered pool memory itself, the background "
+                        + "growth being behind")
                 .register(registry));
         meters.add(FunctionCounter.builder("rivulet.connections.refused", refusedByListenerBound, LongAdder::sum)
                 .tags(base.and("bound", "listener")).description("Connections closed at once: a bound was reached")

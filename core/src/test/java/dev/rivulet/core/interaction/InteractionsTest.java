@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The four interaction models over the in-JVM transport, as an application uses them. */
 class InteractionsTest {
@@ -53,6 +54,8 @@ class InteractionsTest {
         Router router = Router.builder()
                 .requestResponse("echo", p -> Mono.just(Payload.of(p.dataUtf8()).metadata(p.metadata())))
                 .requestResponse("fail", p -> Mono.error(new IllegalStateException("no such key: " + p.dataUtf8())))
+                .requestResponse("coded", p -> Mono.error(new RemoteApplicationException("gone: " + p.dataUtf8(),
+                        RemoteApplicationException.MIN_CODE + 404)))
                 .requestResponse("empty", p -> Mono.empty())
                 .requestResponse("bytes", p -> Mono.just(Payload.of(p.dataBytes())))
                 .requestResponse("never", p -> Mono.<Payload>never().doOnCancel(responderCancelled::countDown))
@@ -121,6 +124,21 @@ class InteractionsTest {
                 .verifyComplete();
         StepVerifier.create(client.requestResponse(Payload.of("again").route("echo")).map(Payload::dataUtf8))
                 .expectNext("again").verifyComplete();
+    }
+
+    @Test
+    void anApplicationErrorCodeTravelsToTheRequester() {
+        StepVerifier.create(client.requestResponse(Payload.of("k").route("coded")))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RemoteApplicationException.class)
+                        .hasMessage("gone: k")
+                        .extracting(x -> ((RemoteApplicationException) x).code())
+                        .isEqualTo(RemoteApplicationException.MIN_CODE + 404))
+                .verify(Duration.ofSeconds(20));
+        StepVerifier.create(client.requestResponse(Payload.of("k").route("fail")))
+                .expectErrorSatisfies(e -> assertThat(((RemoteApplicationException) e).code()).isZero())
+                .verify(Duration.ofSeconds(20));
+        assertThatThrownBy(() -> new RemoteApplicationException("protocol's own", 4))
+                .isInstanceOf(dev.rivulet.core.error.InvalidRequestException.class);
     }
 
     @Test

@@ -119,7 +119,7 @@ final class FabricReceives {
         if (fate.closed()) {
             return false;
         }
-        Buffer b = Internals.memory().allocateForTransport(memory, eagerSize);
+        Buffer b = memory.allocate(eagerSize);
         int slot = link.slots.acquire(ContextSlots.RECEIVE, b);
         if (slot < 0) {
             b.release();

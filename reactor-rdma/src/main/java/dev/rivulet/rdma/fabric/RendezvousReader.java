@@ -95,7 +95,7 @@ final class RendezvousReader {
             return;
         }
         boolean whole = len <= FIRST_PIECE || budget.commitAhead(len);
-        into = Internals.memory().allocateForTransport(memory, (int) (whole ? len : FIRST_PIECE));
+        into = memory.allocate((int) (whole ? len : FIRST_PIECE));
         requestSlot = slot;
         done = 0;
         address = RendezvousRequest.address(m);
@@ -124,7 +124,7 @@ final class RendezvousReader {
         if (done < length) {
             if (done >= buffer.capacity()) {
                 // The piece filled the buffer: the next, twice as large (or the message's size), takes over.
-                Buffer bigger = Internals.memory().allocateForTransport(memory, (int) Math.min(length, 2 * done));
+                Buffer bigger = memory.allocate((int) Math.min(length, 2 * done));
                 MemorySegment.copy(buffer.capacitySegment(), 0, bigger.capacitySegment(), 0, done);
                 buffer.release();
                 into = bigger;

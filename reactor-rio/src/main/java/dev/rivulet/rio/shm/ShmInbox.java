@@ -6,7 +6,6 @@ import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.engine.WireEventQueue;
 import dev.rivulet.core.engine.wire.WireState;
 import dev.rivulet.core.error.TransportException;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.remote.SoftwareTarget;
@@ -134,8 +133,7 @@ final class ShmInbox {
      */
     private Buffer receiveBuffer(int length) {
         Buffer b = memory.buffers().tryAllocate(length);
-        return b != null || length <= LARGEST_POOLED ? b
-                : Internals.memory().allocateForTransport(memory, length);
+        return b != null || length <= LARGEST_POOLED ? b : memory.allocate(length);
     }
 
     /** A large message's announcement; false when it must wait in the ring for a buffer. */
@@ -223,8 +221,7 @@ final class ShmInbox {
      * more (the message then grows as far as it must, from a registration of its own, as receiveBuffer does).
      */
     private void growIncoming(StagedTransfer.Incoming in, long need) {
-        Buffer bigger = Internals.memory().allocateForTransport(memory,
-                (int) ReceiveBudget.nextPiece(in.total, need, in.buffer.capacity()));
+        Buffer bigger = memory.allocate((int) ReceiveBudget.nextPiece(in.total, need, in.buffer.capacity()));
         MemorySegment.copy(in.buffer.capacitySegment(), 0, bigger.capacitySegment(), 0, in.done);
         in.buffer.release();
         in.buffer = bigger;

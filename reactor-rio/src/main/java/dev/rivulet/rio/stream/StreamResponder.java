@@ -2,7 +2,6 @@ package dev.rivulet.rio.stream;
 
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.error.RemoteAccessException;
-import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
@@ -181,7 +180,7 @@ final class StreamResponder {
             if (copy) {
                 copyOut(g, address, writer.staging(), at, len);
             } else {
-                Buffer b = Internals.memory().allocateForTransport(memory, len);
+                Buffer b = memory.allocate(len);
                 copyOut(g, address, b.capacitySegment(), 0, len);
                 writer.appendResponse(b, len);
             }

@@ -20,8 +20,14 @@ public final class ErrorCode {
     private ErrorCode() {
     }
 
-    /** The exception a stream's local subscriber receives for an error frame with {@code code} and {@code message}. */
+    /**
+     * The exception a stream's local subscriber receives for an error frame with {@code code} and {@code message};
+     * codes from {@link RemoteApplicationException#MIN_CODE} up are the application's own.
+     */
     public static TransportException toException(int code, String message) {
+        if (code >= RemoteApplicationException.MIN_CODE) {
+            return new RemoteApplicationException(message, code);
+        }
         return switch (code) {
             case APPLICATION_ERROR -> new RemoteApplicationException(message);
             case REJECTED -> new RequestRejectedException(message, false);
@@ -35,6 +41,9 @@ public final class ErrorCode {
     public static int of(Throwable t) {
         if (t instanceof RequestRejectedException r) {
             return r.isRetryable() ? REJECTED_RETRY : REJECTED;
+        }
+        if (t instanceof RemoteApplicationException a && a.code() >= RemoteApplicationException.MIN_CODE) {
+            return a.code();
         }
         return APPLICATION_ERROR;
     }

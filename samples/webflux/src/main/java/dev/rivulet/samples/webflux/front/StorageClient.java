@@ -265,9 +265,7 @@ public final class StorageClient implements SmartLifecycle {
 
     /** The control connection is up: from here on its messages are the session's. */
     private void opened(Endpoint ep) {
-        Responder nothing = new Responder() { // the storage node asks the front nothing
-        };
-        Session s = new Session(ep, Interactions.client(ep, nothing, options));
+        Session s = new Session(ep, Interactions.client(ep, options)); // the storage node asks the front nothing
         session.set(s);
         lastFailure.set("connected");
         log.info("connected to the storage node at {}", ep.remoteAddress());
