@@ -9,6 +9,7 @@ import dev.rivulet.core.interaction.Requester;
 import dev.rivulet.core.interaction.Router;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
@@ -163,6 +164,7 @@ public abstract class InteractionConformance extends AbandonedOperationConforman
     }
 
     @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES) // as long as its block(): slow providers on a loaded machine
     void manyRequestsOnOneConnection() {
         long ok = Flux.range(0, 100_000)
                 .flatMap(i -> requester().requestResponse(Payload.of(Integer.toString(i)).route("echo"))

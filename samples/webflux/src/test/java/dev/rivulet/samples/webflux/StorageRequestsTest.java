@@ -7,6 +7,7 @@ import dev.rivulet.samples.webflux.front.BlockException;
 import dev.rivulet.samples.webflux.front.BlockService;
 import dev.rivulet.samples.webflux.front.StorageClient;
 import dev.rivulet.samples.webflux.protocol.Control;
+import dev.rivulet.samples.webflux.protocol.Refusal;
 import dev.rivulet.samples.webflux.storage.StorageNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -103,7 +104,8 @@ class StorageRequestsTest {
                 .array();
         assertThatThrownBy(() -> session.requester().requestStream(Payload.of(hostileId)
                 .metadata(Control.READ_ROUTE)).blockFirst(TIMEOUT))
-                .isInstanceOf(RemoteApplicationException.class).hasMessageContaining("bad_request");
+                .isInstanceOfSatisfying(RemoteApplicationException.class, e -> assertThat(Refusal.of(e)
+                        .map(Refusal::reason)).contains(Refusal.Reason.BAD_REQUEST));
         assertThatThrownBy(() -> session.requester().requestChannel(Flux.just(Payload.of(new byte[]{99})
                 .metadata(Control.WRITE_ROUTE))).blockFirst(TIMEOUT))
                 .isInstanceOf(RemoteApplicationException.class).hasMessageContaining("unknown control message");
