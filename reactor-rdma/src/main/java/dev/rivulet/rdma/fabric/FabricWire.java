@@ -6,6 +6,7 @@ import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.engine.Wire;
 import dev.rivulet.core.engine.WireEvents;
+import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.internal.Internals;
 import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.liveness.LivenessSettings;
@@ -100,27 +101,35 @@ final class FabricWire extends RdmaWire {
         if (connectionGone()) {
             return NO_RESOURCE;
         }
-        if (op == null) {
-            long rc = sendWord(controlWord, ContextSlots.CONTROL);
-            if (rc == -FI_EAGAIN) {
+        try {
+            if (op == null) {
+                long rc = sendWord(controlWord, ContextSlots.CONTROL);
+                if (rc == -FI_EAGAIN) {
+                    return NO_RESOURCE;
+                }
+                if (rc < 0) {
+                    throw link.error("fi_senddata", rc);
+                }
+                return POSTED;
+            }
+            Buffer b = op.buffer();
+            if (b.length() > eagerSize) {
+                return rendezvous.send(controlWord, op);
+            }
+            int slot = link.acquire(ContextSlots.OPERATION, op, b.length());
+            if (slot < 0) {
                 return NO_RESOURCE;
             }
-            if (rc < 0) {
-                throw link.error("fi_senddata", rc);
-            }
-            return POSTED;
-        }
-        Buffer b = op.buffer();
-        if (b.length() > eagerSize) {
-            return rendezvous.send(controlWord, op);
-        }
-        int slot = link.acquire(ContextSlots.OPERATION, op, b.length());
-        if (slot < 0) {
+            long rc = FidEp.senddata(link.ep, b.capacitySegment(), b.length(), MEMORY.descriptor(b.region()),
+                    controlWord, link.peer, slots.context(slot));
+            return link.posted(slot, rc, "fi_senddata");
+        } catch (ConnectionLostException lost) {
+            // A provider that tells at once that the peer is unreachable (sockets, after the peer's endpoint closed)
+            // says what a lost completion says: the peer may have closed gracefully and its goodbye be on its way,
+            // so the send waits for it as a lost operation does, and the connection breaks only if none comes.
+            fate.noteLoss(lost, link.now());
             return NO_RESOURCE;
         }
-        long rc = FidEp.senddata(link.ep, b.capacitySegment(), b.length(), MEMORY.descriptor(b.region()), controlWord,
-                link.peer, slots.context(slot));
-        return link.posted(slot, rc, "fi_senddata");
     }
 
     /**
