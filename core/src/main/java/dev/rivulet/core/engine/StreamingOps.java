@@ -4,6 +4,7 @@ import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 import org.reactivestreams.Publisher;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 
 /**
- * {@code send(Publisher)} and {@code put(Publisher)}: local send-queue credits turned into upstream demand. It
+ * {@code send(Publisher)}, {@code put(Publisher)} and {@code get(Publisher)}: local send-queue credits turned into
+ * upstream demand. It
  * requests {@code prefetch} items (at most the send queue depth), and as operations complete asks for as many more
  * in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations it holds never
  * exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and recycled, and no
@@ -35,7 +37,7 @@ import java.util.function.Function;
  * {@code Mono} cancels upstream, and operations already posted still finish (and release their buffers) on
  * completion, because the provider may still touch their memory.
  *
- * @param <T> what upstream emits: a message buffer or a remote write
+ * @param <T> what upstream emits: a message buffer, a remote write or a remote read
  */
 abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Sink {
 
@@ -108,6 +110,30 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
 
         @Override
         void discard(RemoteWrite write) {
+            // nothing is owned: the caller's memory stays the caller's
+        }
+    }
+
+    /** {@code get(Publisher<RemoteRead>)}: each element becomes one get; the caller keeps its memory. */
+    static final class Gets extends StreamingOps<RemoteRead> {
+        Gets(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual);
+        }
+
+        @Override
+        void check(RemoteRead read) {
+            engine.checkRma(read.local(), read.remote(), Operation.GET);
+        }
+
+        @Override
+        void prepare(Op op, RemoteRead read) {
+            op.kind = OpKind.GET;
+            op.local = read.local();
+            op.remote = read.remote();
+        }
+
+        @Override
+        void discard(RemoteRead read) {
             // nothing is owned: the caller's memory stays the caller's
         }
     }
