@@ -25,7 +25,7 @@ final class RmaPieces {
 
     RmaPieces(EndpointEngine engine, long maxPiece) {
         this.engine = engine;
-        this.maxPiece = maxPiece;
+        this.maxPiece = Math.max(1, maxPiece); // a limit below one byte would never make progress
     }
 
     /** Whether {@code op} is a put or get too long to be posted as it is. Atomics are never split. */

@@ -4,6 +4,8 @@ import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
@@ -90,51 +92,70 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
     }
 
-    /** {@code put(Publisher<RemoteWrite>)}: each element becomes one put; the caller keeps its memory. */
-    static final class Puts extends StreamingOps<RemoteWrite> {
-        Puts(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+    /** Puts and gets: each element becomes one operation on the caller's memory, which stays the caller's. */
+    abstract static class OneSided<T> extends StreamingOps<T> {
+        private final OpKind kind;
+        private final Operation operation;
+
+        OneSided(EndpointEngine engine, CoreSubscriber<? super Void> actual, OpKind kind, Operation operation) {
             super(engine, actual);
+            this.kind = kind;
+            this.operation = operation;
+        }
+
+        abstract RegisteredSlice local(T item);
+
+        abstract RemoteMemory remote(T item);
+
+        @Override
+        final void check(T item) {
+            engine.checkRma(local(item), remote(item), operation);
         }
 
         @Override
-        void check(RemoteWrite write) {
-            engine.checkRma(write.local(), write.remote(), Operation.PUT);
+        final void prepare(Op op, T item) {
+            op.kind = kind;
+            op.local = local(item);
+            op.remote = remote(item);
         }
 
         @Override
-        void prepare(Op op, RemoteWrite write) {
-            op.kind = OpKind.PUT;
-            op.local = write.local();
-            op.remote = write.remote();
-        }
-
-        @Override
-        void discard(RemoteWrite write) {
+        final void discard(T item) {
             // nothing is owned: the caller's memory stays the caller's
         }
     }
 
-    /** {@code get(Publisher<RemoteRead>)}: each element becomes one get; the caller keeps its memory. */
-    static final class Gets extends StreamingOps<RemoteRead> {
+    /** {@code put(Publisher<RemoteWrite>)}: each element becomes one put. */
+    static final class Puts extends OneSided<RemoteWrite> {
+        Puts(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual, OpKind.PUT, Operation.PUT);
+        }
+
+        @Override
+        RegisteredSlice local(RemoteWrite write) {
+            return write.local();
+        }
+
+        @Override
+        RemoteMemory remote(RemoteWrite write) {
+            return write.remote();
+        }
+    }
+
+    /** {@code get(Publisher<RemoteRead>)}: each element becomes one get. */
+    static final class Gets extends OneSided<RemoteRead> {
         Gets(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
-            super(engine, actual);
+            super(engine, actual, OpKind.GET, Operation.GET);
         }
 
         @Override
-        void check(RemoteRead read) {
-            engine.checkRma(read.local(), read.remote(), Operation.GET);
+        RegisteredSlice local(RemoteRead read) {
+            return read.local();
         }
 
         @Override
-        void prepare(Op op, RemoteRead read) {
-            op.kind = OpKind.GET;
-            op.local = read.local();
-            op.remote = read.remote();
-        }
-
-        @Override
-        void discard(RemoteRead read) {
-            // nothing is owned: the caller's memory stays the caller's
+        RemoteMemory remote(RemoteRead read) {
+            return read.remote();
         }
     }
 
