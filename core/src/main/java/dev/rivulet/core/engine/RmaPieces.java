@@ -1,7 +1,6 @@
 package dev.rivulet.core.engine;
 
 import dev.rivulet.core.memory.RegisteredSlice;
-
 import reactor.util.context.Context;
 
 import java.util.ArrayDeque;
