@@ -9,6 +9,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
@@ -58,7 +59,7 @@ public final class Op implements RejectableTask {
      */
     ClaimedSends<?> claims;
     /** For a piece of a put or get split by {@link RmaPieces}: the operation it is a piece of. */
-    Op whole;
+    @Nullable Op whole;
     /** For a put or get split by {@link RmaPieces}: the bytes its pieces posted so far. */
     long piecedBytes;
     /** For a put or get split by {@link RmaPieces}: its pieces posted and not yet reported by the wire. */
@@ -66,7 +67,7 @@ public final class Op implements RejectableTask {
     /** For a put or get split by {@link RmaPieces}: whether it posts no further piece (it left the pending FIFO). */
     boolean piecesEnded;
     /** For a put or get split by {@link RmaPieces}: the first failure of its pieces. */
-    Throwable pieceFailure;
+    @Nullable Throwable pieceFailure;
 
     Op(EndpointEngine engine) {
         this.engine = engine;

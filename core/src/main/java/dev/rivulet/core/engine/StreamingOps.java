@@ -24,11 +24,10 @@ import java.util.function.Function;
 
 /**
  * {@code send(Publisher)}, {@code put(Publisher)} and {@code get(Publisher)}: local send-queue credits turned into
- * upstream demand. It
- * requests {@code prefetch} items (at most the send queue depth), and as operations complete asks for as many more
- * in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations it holds never
- * exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and recycled, and no
- * {@code Mono} is subscribed per item: steady state allocates nothing per operation.
+ * upstream demand. It requests {@code prefetch} items (at most the send queue depth), and as operations complete asks
+ * for as many more in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations
+ * it holds never exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and
+ * recycled, and no {@code Mono} is subscribed per item: steady state allocates nothing per operation.
  *
  * <p>No atomic read-modify-write per item: what is outstanding is the difference of two counters, each with a
  * single writer ({@link #taken} by the emitting thread, {@link #finished} by the progress thread), and the check for
