@@ -2,17 +2,12 @@ package dev.rivulet.core.engine;
 
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.Completion;
-import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
-import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.memory.MemoryRegion;
-import dev.rivulet.core.memory.NativeRegistration;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.core.progress.IdleStrategy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,14 +17,12 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
-import java.util.function.IntFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +36,10 @@ class RmaPiecesTest {
     private static final int MAX = 100;
     private static final int DEPTH = 4;
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final ScriptTransport TRANSPORT = new ScriptTransport();
+    private static final Capabilities CAPS = new Capabilities("script", EnumSet.of(Operation.PUT, Operation.GET,
+            Operation.FLUSH), 1024, 0, 1, EnumSet.allOf(Ordering.class), DEPTH, DEPTH, 1e9, Duration.ofNanos(1000),
+            Completion.REMOTE, Completion.REMOTE, Completion.REMOTE, MAX, true, 64, true, false);
+    private static final ScriptedTransport TRANSPORT = new ScriptedTransport(CAPS);
 
     /** What the wire does with the {@code n}th piece posted to it. */
     enum Answer { POSTED, DONE, NO_RESOURCE_ONCE, THROW, FAIL, HOLD }
@@ -241,7 +237,7 @@ class RmaPiecesTest {
 
         @Override
         public Capabilities capabilities() {
-            return ScriptTransport.CAPS;
+            return CAPS;
         }
 
         @Override
@@ -252,42 +248,6 @@ class RmaPiecesTest {
         @Override
         public synchronized void close() {
             released = true; // what is held comes back, as a closed queue pair flushes it
-        }
-    }
-
-    /** A transport whose endpoints run over {@link ScriptedWire}s. */
-    private static final class ScriptTransport extends AbstractTransport {
-        static final Capabilities CAPS = new Capabilities("script", EnumSet.of(Operation.PUT, Operation.GET,
-                Operation.FLUSH), 1024, 0, 1, EnumSet.allOf(Ordering.class), DEPTH, DEPTH, 1e9, Duration.ofNanos(1000),
-                Completion.REMOTE, Completion.REMOTE, Completion.REMOTE, MAX, true, 64, true, false);
-
-        ScriptTransport() {
-            super("script", TransportConfig.defaults().progressThreads(1).sendQueueDepth(DEPTH)
-                    .receiveQueueDepth(DEPTH).idleStrategy(IdleStrategy::busySpin), ScriptTransport::register,
-                    List.of());
-        }
-
-        private static NativeRegistration register(MemorySegment segment, Set<?> access, long key) {
-            return new NativeRegistration(key, segment.address(), MemorySegment.NULL, null, null);
-        }
-
-        EndpointEngine open(ScriptedWire wire) {
-            return newEndpoint(wire);
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return CAPS;
-        }
-
-        @Override
-        public Mono<Endpoint> connect(String address) {
-            return Mono.error(new UnsupportedOperationException());
-        }
-
-        @Override
-        public Mono<Listener> bind(String address) {
-            return Mono.error(new UnsupportedOperationException());
         }
     }
 }
