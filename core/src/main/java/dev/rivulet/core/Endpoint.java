@@ -6,6 +6,7 @@ import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
@@ -138,6 +139,11 @@ public interface Endpoint extends Disposable {
      * Completes as {@link Capabilities#putCompletion()} says: {@link Completion#REMOTE} when the bytes are in the
      * target's memory, {@link Completion#LOCAL} when {@code local} may be reused (follow with {@link #flush()} for
      * remote completion on every transport).
+     *
+     * <p>A put longer than {@link Capabilities#maxRmaSize()} goes as consecutive pieces of at most that size, each
+     * taking a send slot, while operations issued after it wait behind it; it completes when every piece completed
+     * and fails with the first piece's failure, its memory staying pinned until the pieces already posted have
+     * finished. Cancelling it posts no further piece. The remote window is checked for the whole range first.
      */
     Mono<Void> put(RegisteredSlice local, RemoteMemory remote);
 
@@ -148,12 +154,31 @@ public interface Endpoint extends Disposable {
      * reuse it before the returned {@code Mono} ends. Completes after the last put completed, in the sense a single
      * put's completion has on this transport (follow with {@link #flush()} where remote completion must hold on
      * every transport); fails, cancelling upstream, on the first failure, once the puts already posted have
-     * finished.
+     * finished. Cancelling the {@code Mono} cancels upstream; puts already posted still finish, and their memory
+     * stays pinned until they have ({@link dev.rivulet.core.memory.MemoryRegion#whenUnpinned()}). A write longer
+     * than {@link Capabilities#maxRmaSize()} goes in pieces, as a single put does.
      */
     Mono<Void> put(Publisher<RemoteWrite> writes);
 
-    /** Reads {@code local.length()} bytes of the peer's memory at {@code remote} into {@code local}. */
+    /**
+     * Reads {@code local.length()} bytes of the peer's memory at {@code remote} into {@code local}
+     * ({@code local.length() <= remote.length()}); completes when the bytes are in {@code local}. A get longer than
+     * {@link Capabilities#maxRmaSize()} goes in pieces, as a put does ({@link #put(RegisteredSlice, RemoteMemory)}).
+     */
     Mono<Void> get(RemoteMemory remote, RegisteredSlice local);
+
+    /**
+     * Streams gets, the mirror of {@link #put(Publisher)}: requests from {@code reads} only as many as there are
+     * free send slots (the send prefetch), and as many more as completed, in batches of a quarter of the prefetch,
+     * so bulk reads cost no {@code Mono} per get. Each element is checked like
+     * {@link #get(RemoteMemory, RegisteredSlice)}, and one longer than {@link Capabilities#maxRmaSize()} goes in
+     * pieces. Reads may complete in any order; the caller owns the local memory and must not use it before the
+     * returned {@code Mono} ends. Completes after the last get completed, with every byte read in its local slice;
+     * fails, cancelling upstream, on the first failure, once the gets already posted have finished. Cancelling the
+     * {@code Mono} cancels upstream; gets already posted still finish and may write their destinations until then:
+     * {@link dev.rivulet.core.memory.MemoryRegion#whenUnpinned()} says when a destination is the caller's again.
+     */
+    Mono<Void> get(Publisher<RemoteRead> reads);
 
     /** Atomically adds {@code delta} to the 64-bit word at {@code remote}. */
     Mono<Void> add(RemoteMemory remote, long delta);

@@ -154,6 +154,25 @@ public abstract class ConformanceBase {
         }
     }
 
+    private int reconnections;
+
+    /**
+     * After the target refused a one-sided operation: either the endpoint still works or, where the transport's
+     * connection does not survive a refusal ({@link Capabilities#refusalClosesConnection()}), both endpoints close
+     * with it and the test goes on over a fresh connection.
+     */
+    protected void afterRefusal() {
+        if (!caps().refusalClosesConnection()) {
+            StepVerifier.create(client().flush()).as("the endpoint still works after a refusal").verifyComplete();
+            return;
+        }
+        StepVerifier.create(client().onClose()).verifyComplete();
+        StepVerifier.create(server().onClose()).verifyComplete();
+        pair.listener().dispose();
+        pair = Pair.connect(pair.serverTransport(), pair.clientTransport(),
+                bindAddress(getClass().getSimpleName() + "-after-refusal-" + (++reconnections)));
+    }
+
     /**
      * The server grants the client every remote right on a region and hands it the handle over the endpoint itself,
      * as bytes.

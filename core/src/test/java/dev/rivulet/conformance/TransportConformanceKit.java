@@ -55,7 +55,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The contract every Rivulet transport passes unchanged. A backend's test extends this class and says how to open
  * its transport and what address to bind; everything else here is transport-neutral. The tests are spread over the
- * class and its parents ({@link GrantHandleConformance}: what a grant's handle names; {@link ClaimedSendConformance}:
+ * class and its parents ({@link StreamingGetConformance}: streamed gets, and puts and gets longer than the transport's
+ * largest going in pieces; {@link GrantHandleConformance}: what a grant's handle names; {@link ClaimedSendConformance}:
  * sends written in place; {@link LifecycleConformance}:
  * receive under Reactor operators, shutdown, completion meanings; {@link LoopFaultConformance}: what a
  * {@code Throwable} on a progress loop ends); the harness is {@link ConformanceBase}.
@@ -63,7 +64,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * <p>Every test runs with paranoid leak detection on and fails if a buffer is left unreleased after both endpoints
  * closed.
  */
-public abstract class TransportConformanceKit extends GrantHandleConformance {
+public abstract class TransportConformanceKit extends StreamingGetConformance {
 
     // ------------------------------------------------------------------------------------------ messaging
 
@@ -458,20 +459,6 @@ public abstract class TransportConformanceKit extends GrantHandleConformance {
         assertThat(t).isInstanceOf(RemoteAccessException.class);
         afterRefusal();
         return (RemoteAccessException) t;
-    }
-
-    private int reconnections;
-
-    private void afterRefusal() {
-        if (!caps().refusalClosesConnection()) {
-            StepVerifier.create(client().flush()).as("the endpoint still works after a refusal").verifyComplete();
-            return;
-        }
-        StepVerifier.create(client().onClose()).verifyComplete();
-        StepVerifier.create(server().onClose()).verifyComplete();
-        pair.listener().dispose();
-        pair = Pair.connect(pair.serverTransport(), pair.clientTransport(),
-                bindAddress(getClass().getSimpleName() + "-after-refusal-" + (++reconnections)));
     }
 
     private static Set<Access> rights(Access... a) {

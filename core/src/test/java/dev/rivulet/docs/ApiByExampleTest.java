@@ -19,6 +19,7 @@ import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.core.progress.IdleStrategy;
 import org.junit.jupiter.api.AfterEach;
@@ -242,6 +243,12 @@ class ApiByExampleTest {
                     .map(i -> new RemoteWrite(mine.slice(i * 64L, 64), window.slice(i * 64L, 64)));
             ep.put(writes).then(ep.flush()).block();              // no Mono per put
             // snippet:end
+            // snippet:begin streamed-gets
+            Flux<RemoteRead> reads = Flux.range(0, 4)
+                    .map(i -> new RemoteRead(window.slice(i * 64L, 64), mine.slice(512 + i * 64L, 64)));
+            ep.get(reads).block();                                // every read is in its slice
+            // snippet:end
+            assertThat(mine.segment().asSlice(512, 256).mismatch(mine.segment().asSlice(0, 256))).isEqualTo(-1);
             // snippet:begin fence
             ep.put(mine.slice(0, 8), window.slice(600, 8))
                     .then(ep.fence())                             // the next starts after the last completed

@@ -25,6 +25,7 @@ import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import dev.rivulet.core.metrics.TransportMetrics;
 import dev.rivulet.core.loop.Pollable;
@@ -82,7 +83,7 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
     /** Set by {@link #closeGracefully}: new operations are refused, the endpoint closes once the rest is done. */
     private volatile boolean draining;
     private long drainDeadline;
-    /** Streaming sends and puts subscribed and not yet terminated (a graceful close waits for them). */
+    /** Streaming sends, puts and gets subscribed and not yet terminated (a graceful close waits for them). */
     private final java.util.concurrent.atomic.AtomicInteger activeStreams =
             new java.util.concurrent.atomic.AtomicInteger();
     /** Ops of this endpoint handed to the loop's task queue and not yet run there (see {@link #submit}). */
@@ -218,6 +219,14 @@ public final class EndpointEngine implements Endpoint, Pollable, WireEvents {
             op.local = local;
             op.remote = remote;
         }, null);
+    }
+
+    @Override
+    public Mono<Void> get(Publisher<RemoteRead> reads) {
+        if (reads == null) {
+            return Mono.error(new InvalidRequestException("publisher is null"));
+        }
+        return new StreamingOps.StreamMono<>(this, reads, actual -> new StreamingOps.Gets(this, actual));
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
@@ -57,6 +58,16 @@ public final class Op implements RejectableTask {
      * itself, it stands for the items that stream has ready, which are encoded into frames once it reaches the head.
      */
     ClaimedSends<?> claims;
+    /** For a piece of a put or get split by {@link RmaPieces}: the operation it is a piece of. */
+    @Nullable Op whole;
+    /** For a put or get split by {@link RmaPieces}: the bytes its pieces posted so far. */
+    long piecedBytes;
+    /** For a put or get split by {@link RmaPieces}: its pieces posted and not yet reported by the wire. */
+    int piecesOut;
+    /** For a put or get split by {@link RmaPieces}: whether it posts no further piece (it left the pending FIFO). */
+    boolean piecesEnded;
+    /** For a put or get split by {@link RmaPieces}: the first failure of its pieces. */
+    @Nullable Throwable pieceFailure;
 
     Op(EndpointEngine engine) {
         this.engine = engine;
@@ -174,5 +185,10 @@ public final class Op implements RejectableTask {
         cancelled = false;
         wireTag = 0;
         batchRecords = 0;
+        whole = null;
+        piecedBytes = 0;
+        piecesOut = 0;
+        piecesEnded = false;
+        pieceFailure = null;
     }
 }

@@ -48,13 +48,11 @@ final class OpChecks {
         if (!local.region().isOpen()) {
             throw new InvalidMemoryException("local memory region is closed");
         }
+        // The whole range, also where it goes as pieces of at most maxRmaSize (RmaPieces): nothing a piece names lies
+        // outside the window the caller was granted.
         if (local.length() > remote.length()) {
             throw new RemoteAccessException(op + " of " + local.length() + " bytes outside remote window of "
                     + remote.length() + " bytes");
-        }
-        if (local.length() > caps.maxRmaSize()) {
-            throw new MessageTooLargeException(op + " of " + local.length() + " bytes exceeds the maximum of "
-                    + caps.maxRmaSize());
         }
     }
 

@@ -43,6 +43,7 @@ final class Outbound {
      */
     private final int claimedPerFrame;
     private final Carriers carriers;
+    private final RmaPieces pieces;
     private final OpFifo pending = new OpFifo();
     private int inFlight;
     private int sendsInFlight;
@@ -65,6 +66,7 @@ final class Outbound {
         this.maxBatchBytes = wire.maxBatchBytes();
         this.claimedPerFrame = Math.max(1, wire.capabilities().receiveQueueDepth() / 4);
         this.carriers = new Carriers(engine);
+        this.pieces = new RmaPieces(engine, wire.capabilities().maxRmaSize());
     }
 
     /** Pins what {@code op} lets the provider touch and queues it; fails it when its memory is closed already. */
@@ -92,7 +94,11 @@ final class Outbound {
     void failPending(Throwable cause) {
         for (Op op; (op = pending.pollFirst()) != null; ) {
             metrics.pendingDelta(-1);
-            fail(op, cause);
+            if (op.posted) {
+                endPieces(op, cause); // a split put or get at the head: fails once its pieces are reported
+            } else {
+                fail(op, cause);
+            }
         }
     }
 
@@ -110,7 +116,11 @@ final class Outbound {
         while ((op = pending.peekFirst()) != null) {
             if (op.isCancelled()) {
                 removeHead();
-                finish(op, false, 0, null);
+                if (op.posted) {
+                    endPieces(op, null); // a split put or get: no further piece, done once those posted are back
+                } else {
+                    finish(op, false, 0, null);
+                }
                 work++;
                 continue;
             }
@@ -163,6 +173,13 @@ final class Outbound {
                     case PUT, GET, ATOMIC -> {
                         if (inFlight >= sendDepth) {
                             return work;
+                        }
+                        if (pieces.needsSplit(op)) {
+                            if (postPiece(op) == Wire.NO_RESOURCE) {
+                                return work;
+                            }
+                            work++;
+                            continue; // the next piece, if any, goes as the head again
                         }
                         rc = wire.rma(op);
                         if (rc == Wire.NO_RESOURCE) {
@@ -296,6 +313,75 @@ final class Outbound {
         return rc;
     }
 
+    /**
+     * The next piece of the put or get {@code whole} at the head of the FIFO ({@link RmaPieces}). The operation
+     * leaves the FIFO with its last piece, or with a piece the wire refused for good (no further piece is posted
+     * then); it finishes once every piece posted was reported. Returns the wire's answer.
+     */
+    private int postPiece(Op whole) {
+        Op piece = pieces.next(whole);
+        int rc;
+        try {
+            rc = wire.rma(piece);
+        } catch (TransportException e) {
+            pieces.recycle(piece);
+            removeHead();
+            endPieces(whole, e);
+            return Wire.DONE;
+        }
+        if (rc == Wire.NO_RESOURCE) {
+            pieces.recycle(piece);
+            noResource();
+            return rc;
+        }
+        if (!whole.posted) {
+            whole.posted = true;
+            metrics.posted(whole.kind);
+        }
+        if (pieces.posted(piece)) {
+            removeHead();
+            whole.piecesEnded = true;
+        }
+        if (rc == Wire.DONE) {
+            pieceReported(piece, null);
+        } else {
+            inFlight++;
+        }
+        return rc;
+    }
+
+    /**
+     * The wire reported {@code piece}. A failed piece ends its operation's posting (while it posts pieces, the
+     * operation is the head of the FIFO); the operation finishes, with its first failure if any, once no piece of it
+     * is outstanding and none will follow.
+     */
+    private void pieceReported(Op piece, @Nullable Throwable error) {
+        Op whole = piece.whole;
+        pieces.recycle(piece);
+        whole.piecesOut--;
+        if (!whole.piecesEnded) {
+            if (error == null) {
+                return; // more pieces to post
+            }
+            removeHead();
+        }
+        endPieces(whole, error);
+    }
+
+    /**
+     * No further piece of {@code whole}, which is out of the FIFO, is posted; it finishes once the pieces it posted
+     * were all reported, with the first failure among them or {@code error}.
+     */
+    private void endPieces(Op whole, @Nullable Throwable error) {
+        whole.piecesEnded = true;
+        if (whole.pieceFailure == null) {
+            whole.pieceFailure = error;
+        }
+        if (whole.piecesOut == 0) {
+            finish(whole, whole.posted, 0, whole.pieceFailure);
+        }
+    }
+
     /** A frame carrying {@code messages} sends is posted and takes one slot until its completion. */
     private void framePosted(int messages) {
         inFlight++;
@@ -366,6 +452,8 @@ final class Outbound {
         retire(op);
         if (op.memberCount > 0) {
             completeCarrier(op, null);
+        } else if (op.whole != null) {
+            pieceReported(op, null);
         } else {
             finish(op, true, value, null);
         }
@@ -375,6 +463,8 @@ final class Outbound {
         retire(op);
         if (op.memberCount > 0) {
             completeCarrier(op, error);
+        } else if (op.whole != null) {
+            pieceReported(op, error);
         } else {
             finish(op, true, 0, error);
         }

@@ -4,6 +4,9 @@ import dev.rivulet.core.Operation;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.RegisteredSlice;
+import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.core.memory.RemoteRead;
 import dev.rivulet.core.memory.RemoteWrite;
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 import org.reactivestreams.Publisher;
@@ -20,11 +23,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 
 /**
- * {@code send(Publisher)} and {@code put(Publisher)}: local send-queue credits turned into upstream demand. It
- * requests {@code prefetch} items (at most the send queue depth), and as operations complete asks for as many more
- * in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations it holds never
- * exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and recycled, and no
- * {@code Mono} is subscribed per item: steady state allocates nothing per operation.
+ * {@code send(Publisher)}, {@code put(Publisher)} and {@code get(Publisher)}: local send-queue credits turned into
+ * upstream demand. It requests {@code prefetch} items (at most the send queue depth), and as operations complete asks
+ * for as many more in batches of a quarter of the prefetch (as Reactor's {@code limitRate} does), so the operations
+ * it holds never exceed the slots they may fill and upstream is not asked once per item. Ops are preallocated and
+ * recycled, and no {@code Mono} is subscribed per item: steady state allocates nothing per operation.
  *
  * <p>No atomic read-modify-write per item: what is outstanding is the difference of two counters, each with a
  * single writer ({@link #taken} by the emitting thread, {@link #finished} by the progress thread), and the check for
@@ -35,7 +38,7 @@ import java.util.function.Function;
  * {@code Mono} cancels upstream, and operations already posted still finish (and release their buffers) on
  * completion, because the provider may still touch their memory.
  *
- * @param <T> what upstream emits: a message buffer or a remote write
+ * @param <T> what upstream emits: a message buffer, a remote write or a remote read
  */
 abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Sink {
 
@@ -88,27 +91,70 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
     }
 
-    /** {@code put(Publisher<RemoteWrite>)}: each element becomes one put; the caller keeps its memory. */
-    static final class Puts extends StreamingOps<RemoteWrite> {
-        Puts(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+    /** Puts and gets: each element becomes one operation on the caller's memory, which stays the caller's. */
+    abstract static class OneSided<T> extends StreamingOps<T> {
+        private final OpKind kind;
+        private final Operation operation;
+
+        OneSided(EndpointEngine engine, CoreSubscriber<? super Void> actual, OpKind kind, Operation operation) {
             super(engine, actual);
+            this.kind = kind;
+            this.operation = operation;
+        }
+
+        abstract RegisteredSlice local(T item);
+
+        abstract RemoteMemory remote(T item);
+
+        @Override
+        final void check(T item) {
+            engine.checkRma(local(item), remote(item), operation);
         }
 
         @Override
-        void check(RemoteWrite write) {
-            engine.checkRma(write.local(), write.remote(), Operation.PUT);
+        final void prepare(Op op, T item) {
+            op.kind = kind;
+            op.local = local(item);
+            op.remote = remote(item);
         }
 
         @Override
-        void prepare(Op op, RemoteWrite write) {
-            op.kind = OpKind.PUT;
-            op.local = write.local();
-            op.remote = write.remote();
-        }
-
-        @Override
-        void discard(RemoteWrite write) {
+        final void discard(T item) {
             // nothing is owned: the caller's memory stays the caller's
+        }
+    }
+
+    /** {@code put(Publisher<RemoteWrite>)}: each element becomes one put. */
+    static final class Puts extends OneSided<RemoteWrite> {
+        Puts(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual, OpKind.PUT, Operation.PUT);
+        }
+
+        @Override
+        RegisteredSlice local(RemoteWrite write) {
+            return write.local();
+        }
+
+        @Override
+        RemoteMemory remote(RemoteWrite write) {
+            return write.remote();
+        }
+    }
+
+    /** {@code get(Publisher<RemoteRead>)}: each element becomes one get. */
+    static final class Gets extends OneSided<RemoteRead> {
+        Gets(EndpointEngine engine, CoreSubscriber<? super Void> actual) {
+            super(engine, actual, OpKind.GET, Operation.GET);
+        }
+
+        @Override
+        RegisteredSlice local(RemoteRead read) {
+            return read.local();
+        }
+
+        @Override
+        RemoteMemory remote(RemoteRead read) {
+            return read.remote();
         }
     }
 

@@ -18,8 +18,16 @@ public final class LocalOptions {
     public static final TransportOption<Integer> MAX_MESSAGE_SIZE = TransportOption.integer(
             "local.maxMessageSize", 16 << 20, 1, 1 << 30, "largest message in bytes");
 
+    /**
+     * Largest single put or get ({@code Capabilities.maxRmaSize}; by default the largest message,
+     * {@link #MAX_MESSAGE_SIZE}). Longer ones go as
+     * pieces of at most this size, as on a provider whose limit is small: lower it to run that path in tests.
+     */
+    public static final TransportOption<Integer> MAX_RMA_SIZE = TransportOption.integer(
+            "local.maxRmaSize", 16 << 20, 1, 1 << 30, "largest single put or get in bytes");
+
     /** Every option of the transport. */
-    public static final List<TransportOption<?>> ALL = List.of(NATIVE_QUEUE_DEPTH, MAX_MESSAGE_SIZE);
+    public static final List<TransportOption<?>> ALL = List.of(NATIVE_QUEUE_DEPTH, MAX_MESSAGE_SIZE, MAX_RMA_SIZE);
 
     private LocalOptions() {
     }

@@ -39,10 +39,12 @@ final class LocalTransport extends AbstractTransport {
         ErrorPathClasses.loadNests(LocalWire.class, LocalFabric.class); // see ErrorPathClasses
         this.nativeDepth = config.get(LocalOptions.NATIVE_QUEUE_DEPTH);
         long maxMessage = config.get(LocalOptions.MAX_MESSAGE_SIZE);
+        long maxRma = config.has(LocalOptions.MAX_RMA_SIZE) ? config.get(LocalOptions.MAX_RMA_SIZE) : maxMessage;
         this.caps = new Capabilities(NAME, EnumSet.allOf(Operation.class), maxMessage, 0, 1,
                 EnumSet.allOf(Ordering.class), config.sendQueueDepth(), config.receiveQueueDepth(), 10e9,
                 // completions are reported only after the copy into the peer's buffer or memory
-                Duration.ofNanos(1_000), Completion.REMOTE, Completion.REMOTE);
+                Duration.ofNanos(1_000), Completion.REMOTE, Completion.REMOTE, Completion.REMOTE, maxRma, true, 64,
+                true, false);
     }
 
     /**

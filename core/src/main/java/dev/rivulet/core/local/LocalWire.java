@@ -4,10 +4,12 @@ import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.credit.CreditGate;
 import dev.rivulet.core.engine.Op;
+import dev.rivulet.core.engine.OpKind;
 import dev.rivulet.core.engine.Wire;
 import dev.rivulet.core.engine.WireEvents;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.CreditProtocolException;
+import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
@@ -31,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       registered memory after the check every target makes (a live grant for this connection, its window and
  *       rights), with the region pinned;</li>
  *   <li>a completion is reported only after the data is in the peer's memory, so local completion implies remote
- *       completion and {@code flush} has nothing left to wait for.</li>
+ *       completion and {@code flush} has nothing left to wait for;</li>
+ *   <li>a put or get longer than {@code local.maxRmaSize} is refused, as a provider refuses one above its limit
+ *       (the engine never posts one: it splits them).</li>
  * </ul>
  * Credit grants travel through an atomic counter and the close marker through the inbox, behind the data sent
  * before it. Messages leave the inbox through the connection's {@link CreditGate}, as on the wires that read a
@@ -120,6 +124,11 @@ final class LocalWire implements Wire {
 
     @Override
     public int rma(Op op) {
+        if (op.kind() != OpKind.ATOMIC && op.local().length() > caps.maxRmaSize()) {
+            // Refused as a provider with this limit refuses it: the engine posts longer ones in pieces.
+            throw new MessageTooLargeException(op.kind().tag + " of " + op.local().length() + " bytes exceeds the "
+                    + "largest of " + caps.maxRmaSize());
+        }
         return post(op, 0);
     }
 

@@ -5,10 +5,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rivulet.core.Capabilities;
 import dev.rivulet.core.Completion;
 import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.Listener;
 import dev.rivulet.core.Operation;
 import dev.rivulet.core.Ordering;
-import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.credit.BatchFraming;
 import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.ConnectionLostException;
@@ -16,13 +14,10 @@ import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.memory.Buffer;
-import dev.rivulet.core.memory.NativeRegistration;
-import dev.rivulet.core.progress.IdleStrategy;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -58,7 +53,7 @@ class CreditProtocolFuzzTest {
             Completion.REMOTE);
 
     /** One transport for the whole run: endpoints are cheap, polling threads are not. */
-    private static final FuzzTransport TRANSPORT = new FuzzTransport();
+    private static final ScriptedTransport TRANSPORT = new ScriptedTransport(CAPS);
 
     @FuzzTest(maxDuration = "30s")
     void hostilePeerCannotBreakTheCreditRules(FuzzedDataProvider data) throws InterruptedException {
@@ -319,38 +314,6 @@ class CreditProtocolFuzzTest {
         @Override
         public void close() {
             closed = true;
-        }
-    }
-
-    /** A transport whose endpoints run over {@link ScriptedPeer}s. */
-    private static final class FuzzTransport extends AbstractTransport {
-        FuzzTransport() {
-            super("fuzz", TransportConfig.defaults().progressThreads(1).sendQueueDepth(DEPTH)
-                    .receiveQueueDepth(DEPTH).idleStrategy(IdleStrategy::busySpin), FuzzTransport::register,
-                    java.util.List.of());
-        }
-
-        private static NativeRegistration register(MemorySegment segment, java.util.Set<?> access, long key) {
-            return new NativeRegistration(key, segment.address(), MemorySegment.NULL, null, null);
-        }
-
-        EndpointEngine open(ScriptedPeer peer) {
-            return newEndpoint(peer);
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return CAPS;
-        }
-
-        @Override
-        public Mono<Endpoint> connect(String address) {
-            return Mono.error(new UnsupportedOperationException());
-        }
-
-        @Override
-        public Mono<Listener> bind(String address) {
-            return Mono.error(new UnsupportedOperationException());
         }
     }
 }

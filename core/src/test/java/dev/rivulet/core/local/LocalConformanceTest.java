@@ -20,4 +20,10 @@ class LocalConformanceTest extends TransportConformanceKit {
     protected String bindAddress(String name) {
         return "local://" + name + "-" + NAMES.incrementAndGet();
     }
+
+    /** 4 KiB at most per put or get, so that the kit's longer ones go in pieces. */
+    @Override
+    protected TransportConfig rmaSplittingConfig() {
+        return config().option(LocalOptions.MAX_RMA_SIZE, 4096);
+    }
 }
