@@ -117,6 +117,9 @@ final class InteractionSession implements Requester {
     @Override
     public Mono<Payload> requestResponse(Payload payload) {
         Objects.requireNonNull(payload, "payload");
+        if (!propagation.isActive()) {
+            return new RequestMono(payload);
+        }
         return Mono.from(request(FrameType.REQUEST_RESPONSE, "request-response", payload));
     }
 
@@ -194,7 +197,37 @@ final class InteractionSession implements Requester {
         return endCause != null;
     }
 
-    /** One request per subscription: a stream id, its table entry, and the opening frame on the first demand. */
+    /**
+     * Opens one request for {@code actual}: a stream id, its table entry, and the opening frame on the first demand
+     * ({@code request} for the single-payload models, {@code payloads} for a channel).
+     */
+    private void request(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads,
+                         CoreSubscriber<? super Payload> actual) {
+        Throwable refused = refusal();
+        if (refused != null) {
+            if (request != null) {
+                request.release(); // what the request would have sent goes back, as a failed send's buffer does
+            }
+            Operators.error(actual, refused);
+            return;
+        }
+        int id = allocateId();
+        MuxStream stream = new MuxStream(this, id, true);
+        StreamInbound in = new StreamInbound(stream, true, type == FrameType.REQUEST_RESPONSE);
+        StreamOutbound out = type == FrameType.REQUEST_CHANNEL
+                ? new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS, actual.currentContext())
+                : null;
+        stream.opensWith(type, request, payloads);
+        stream.attach(in, out);
+        streams.put(stream);
+        Throwable lateEnd = endCause;
+        if (lateEnd != null) {
+            stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
+        }
+        in.subscribe(actual);
+    }
+
+    /** A request-stream or request-channel: one request per subscription. */
     private final class RequestFlux extends Flux<Payload> {
 
         private final int type;
@@ -209,44 +242,22 @@ final class InteractionSession implements Requester {
 
         @Override
         public void subscribe(CoreSubscriber<? super Payload> actual) {
-            Throwable refused = refusal();
-            if (refused != null) {
-                if (request != null) {
-                    request.release(); // what the request would have sent goes back, as a failed send's buffer does
-                }
-                Operators.error(actual, refused);
-                return;
-            }
-            int id = allocateId();
-            MuxStream stream = new MuxStream(InteractionSession.this, id, true);
-            StreamInbound in;
-            StreamOutbound out = null;
-            if (type == FrameType.REQUEST_CHANNEL) {
-                StreamOutbound o = new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS,
-                        actual.currentContext());
-                in = new StreamInbound(stream, n -> {
-                    o.channelCredits((int) n);
-                    Objects.requireNonNull(payloads).subscribe(o);
-                    o.credit(1); // the first payload, which opens the channel
-                });
-                out = o;
-            } else {
-                stream.unsent(Objects.requireNonNull(request));
-                in = new StreamInbound(stream, n -> {
-                    Payload r = stream.takeUnsent();
-                    if (r != null) {
-                        writer.payload(id, type, 0, type == FrameType.REQUEST_STREAM ? (int) n : 0, r);
-                        stream.opened();
-                    }
-                });
-            }
-            stream.attach(in, out);
-            streams.put(stream);
-            Throwable lateEnd = endCause;
-            if (lateEnd != null) {
-                stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
-            }
-            in.subscribe(actual);
+            request(type, request, payloads, actual);
+        }
+    }
+
+    /** A request-response: its stream's inbound side is the {@code Mono}'s subscription, with no operator between. */
+    private final class RequestMono extends Mono<Payload> {
+
+        private final Payload request;
+
+        RequestMono(Payload request) {
+            this.request = request;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Payload> actual) {
+            request(FrameType.REQUEST_RESPONSE, request, null, actual);
         }
     }
 

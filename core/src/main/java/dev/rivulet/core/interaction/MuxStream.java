@@ -5,10 +5,12 @@ import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -31,6 +33,10 @@ final class MuxStream {
     private boolean opened;
     /** A requester's request payload until its opening frame takes it (released if the stream ends first). */
     private @Nullable Payload unsent;
+    /** The request type a requester's stream opens with. */
+    private int requestType;
+    /** A requester's channel payloads, subscribed when the stream opens. */
+    private @Nullable Publisher<Payload> channelPayloads;
 
     MuxStream(InteractionSession session, int id, boolean requester) {
         this.session = session;
@@ -46,13 +52,38 @@ final class MuxStream {
         this.outOver = out == null;
     }
 
-    /** The request payload the opening frame will carry. */
-    synchronized void unsent(Payload request) {
+    /**
+     * A requester's stream opens with a frame of {@code type} on its subscriber's first demand ({@link #open}):
+     * carrying {@code request}, or for a channel the first of {@code payloads}.
+     */
+    synchronized void opensWith(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads) {
+        this.requestType = type;
         this.unsent = request;
+        this.channelPayloads = payloads;
+    }
+
+    /**
+     * The requester's subscriber asked for its first {@code n} payloads: the opening frame goes out, with those
+     * credits where its type carries any; a channel's opens with its first payload, once its publisher gives one.
+     */
+    void open(long n) {
+        int type = requestType;
+        if (type == FrameType.REQUEST_CHANNEL) {
+            StreamOutbound o = Objects.requireNonNull(out);
+            o.channelCredits((int) n);
+            Objects.requireNonNull(channelPayloads).subscribe(o);
+            o.credit(1); // the first payload, which opens the channel
+            return;
+        }
+        Payload r = takeUnsent();
+        if (r != null) {
+            writer().payload(id, type, 0, type == FrameType.REQUEST_STREAM ? (int) n : 0, r);
+            opened();
+        }
     }
 
     /** Takes the request payload for the opening frame; null if the stream ended before it went. */
-    synchronized @Nullable Payload takeUnsent() {
+    private synchronized @Nullable Payload takeUnsent() {
         Payload p = unsent;
         unsent = null;
         return p;

@@ -11,7 +11,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 
-import java.util.function.LongConsumer;
 
 /**
  * The payloads one stream receives, as a single-subscriber {@code Flux}: its subscriber's demand becomes credits
@@ -25,8 +24,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
     static final long UNBOUNDED = Integer.MAX_VALUE;
 
     private final MuxStream stream;
-    /** Sends the frame that opens the stream with the first credits (requester side); null when it is open. */
-    private @Nullable LongConsumer opener;
+    /** Whether the first demand sends the frame that opens the stream (requester side, until it went). */
+    private boolean opening;
+    /**
+     * Whether this is a request-response's answer, delivered as a {@code Mono}: the first demand asks for
+     * everything (the answer has no credits on the wire), and a payload ends it.
+     */
+    private final boolean single;
     private @Nullable CoreSubscriber<? super Payload> actual;
     private long granted;
     private long received;
@@ -34,9 +38,14 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
     private @Nullable Throwable pendingError;
     private boolean pendingComplete;
 
-    StreamInbound(MuxStream stream, @Nullable LongConsumer opener) {
+    /**
+     * {@code opening}: the first demand opens the stream ({@link MuxStream#open}); {@code single}: a request-response's
+     * answer (at most one payload, demand without credits on the wire).
+     */
+    StreamInbound(MuxStream stream, boolean opening, boolean single) {
         this.stream = stream;
-        this.opener = opener;
+        this.opening = opening;
+        this.single = single;
     }
 
     @Override
@@ -73,14 +82,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
             if (granted >= UNBOUNDED) {
                 return;
             }
-            long total = Math.min(UNBOUNDED, granted + Math.min(n, UNBOUNDED));
+            long total = single ? UNBOUNDED : Math.min(UNBOUNDED, granted + Math.min(n, UNBOUNDED));
             int delta = (int) (total - granted);
             granted = total;
-            LongConsumer open = opener;
-            if (open != null) {
-                opener = null;
+            if (opening) {
+                opening = false;
                 try {
-                    open.accept(delta);
+                    stream.open(delta);
                 } catch (RuntimeException e) {
                     done = true;
                     stream.openFailed();
@@ -105,7 +113,7 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     /** Whether the stream's opening frame has gone out (or the stream was opened by the peer). */
     synchronized boolean isOpen() {
-        return opener == null;
+        return !opening;
     }
 
     /** A {@code PAYLOAD} frame for this stream (polling thread). */
@@ -135,7 +143,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
                 }
             }
             if (complete) {
-                done = true; // first: a subscriber that cancels from onNext (Mono.from) has nothing left to cancel
+                done = true; // first: a subscriber that cancels from onNext has nothing left to cancel
+            } else if (single && p != null) {
+                // An answer that does not end its stream: the answer is all a request-response takes, the rest is
+                // cancelled (what Mono.from does with a Flux).
+                done = true;
+                stream.inboundCancelled();
+                complete = true;
             }
             CoreSubscriber<? super Payload> a = actual;
             if (p != null && a != null) {

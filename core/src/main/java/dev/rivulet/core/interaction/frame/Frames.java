@@ -2,6 +2,7 @@ package dev.rivulet.core.interaction.frame;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The layout of one interaction frame, carried as one Rivulet message: a 16-byte header, the metadata, then the data.
@@ -32,19 +33,22 @@ public final class Frames {
      */
     public static final int FOLLOWS = 4;
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Frames() {
     }
 
     /** Writes a header at the start of {@code frame}. */
     public static void writeHeader(MemorySegment frame, int streamId, int type, int flags, int n, int metadataLength) {
-        frame.set(INT, 0, streamId);
-        frame.set(ValueLayout.JAVA_BYTE, 4, (byte) type);
-        frame.set(ValueLayout.JAVA_BYTE, 5, (byte) flags);
-        frame.set(ValueLayout.JAVA_SHORT_UNALIGNED, 6, (short) 0);
-        frame.set(INT, 8, n);
-        frame.set(INT, 12, metadataLength);
+        // Two little-endian longs hold the same bytes as the six fields: two bounds checks instead of six, per frame.
+        frame.set(LONG, 0, firstWord(streamId, type, flags));
+        frame.set(LONG, 8, (n & 0xFFFF_FFFFL) | (long) metadataLength << 32);
+    }
+
+    /** The header's first 8 bytes as a little-endian long: stream id, type, flags, reserved. */
+    private static long firstWord(int streamId, int type, int flags) {
+        return (streamId & 0xFFFF_FFFFL) | (long) (type & 0xFF) << 32 | (long) (flags & 0xFF) << 40;
     }
 
     public static int streamId(MemorySegment frame) {
