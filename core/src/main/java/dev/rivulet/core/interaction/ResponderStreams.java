@@ -22,7 +22,8 @@ import java.util.Objects;
  * Opens the streams a peer requests: decodes the request, calls the {@link Responder}'s handler for its model on the
  * polling thread, and subscribes what the handler returns under the peer's credits. The request frame is held
  * (retained) until the handler's publisher is over, so a handler may read its request payload whenever it likes
- * until then.
+ * until then; an answer known when the handler returns ({@code Mono.just}, {@code Mono.empty}, {@code Mono.error})
+ * is written at once, while the frame is still lent, so nothing is held for it.
  */
 final class ResponderStreams {
 
@@ -67,15 +68,16 @@ final class ResponderStreams {
             }
             return;
         }
-        frame.retain();
         Observation observation = propagation.serving(request, modelOf(type));
         Context context = propagation.isActive() ? propagation.handlerContext(request, observation) : Context.empty();
         if ((type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL) && n <= 0) {
             failed(observation, null);
-            let(frame, observation);
+            stop(observation);
             session.rejectOpen(id, ErrorCode.INVALID, "a " + modelOf(type) + " with " + n + " initial credits");
             return;
         }
+        // The request is held (retained) only where the handler's answer comes later than its call: an answer known
+        // at once (Mono.just, Mono.empty, Mono.error) is written while the frame is still lent.
         if (type == FrameType.REQUEST_FNF) {
             handled(id, call(observation, type, request, null), frame, observation, context);
             return;
@@ -83,8 +85,9 @@ final class ResponderStreams {
         if (type == FrameType.REQUEST_RESPONSE) {
             Publisher<?> answer = call(observation, type, request, null);
             if (answer instanceof Fuseable.ScalarCallable<?> known) {
-                answerNow(id, known, frame, observation);
+                answerNow(id, known, observation);
             } else {
+                frame.retain();
                 subscribe(answer, answering(new MuxStream(session, id, false), null, StreamOutbound.Shape.SINGLE, frame,
                         observation, context), 1);
             }
@@ -92,6 +95,7 @@ final class ResponderStreams {
         }
         // A stream or a channel is open before its handler runs: a channel's handler may ask for or cancel the
         // requester's payloads at once.
+        frame.retain();
         MuxStream stream = new MuxStream(session, id, false);
         StreamInbound rest = type == FrameType.REQUEST_CHANNEL ? new StreamInbound(stream, false, false) : null;
         StreamOutbound out = answering(stream, rest, StreamOutbound.Shape.STREAM, frame, observation, context);
@@ -154,8 +158,7 @@ final class ResponderStreams {
      * it is written at once, without a stream to register or a subscription to make. Its frames are the ones a
      * subscribed answer would have sent.
      */
-    private void answerNow(int id, Fuseable.ScalarCallable<?> known, Buffer frame,
-                           @Nullable Observation observation) {
+    private void answerNow(int id, Fuseable.ScalarCallable<?> known, @Nullable Observation observation) {
         try {
             Payload p;
             try {
@@ -177,7 +180,7 @@ final class ResponderStreams {
                 session.writer().error(id, e);
             }
         } finally {
-            let(frame, observation);
+            stop(observation);
         }
     }
 
@@ -192,16 +195,21 @@ final class ResponderStreams {
                 failed(observation, t);
                 log.debug("fire-and-forget handler failed on stream {}", id, t);
             } finally {
-                let(frame, observation);
+                stop(observation);
             }
             return;
         }
+        frame.retain();
         answer.subscribe(new FireAndForgetEnd(id, frame, observation, context));
     }
 
-    /** Lets go of a request: its frame, and its observation. */
+    /** Lets go of a request: the frame held for it, and its observation. */
     private static void let(Buffer frame, @Nullable Observation observation) {
         frame.release();
+        stop(observation);
+    }
+
+    private static void stop(@Nullable Observation observation) {
         if (observation != null) {
             observation.stop();
         }

@@ -35,7 +35,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The interaction models over the in-JVM {@code local} transport, in steady state: request-response with
- * {@link #inFlight} requests outstanding, and fire-and-forget. Two transports (two polling threads, as two
+ * {@link #inFlight} requests outstanding, answered with a {@code Mono} known when the handler returns
+ * ({@link #requestResponse()}, a prepared {@code Mono.just}) or with one the session subscribes to
+ * ({@link #requestResponseSubscribed()}), and fire-and-forget. Two transports (two polling threads, as two
  * processes would have) are connected once per trial; each invocation makes {@value #BATCH} requests and waits for
  * the last answer (or, for fire-and-forget, for the responder to have seen every request). JMH divides by
  * {@code @OperationsPerInvocation}, so scores and {@code gc.alloc.rate.norm} are per request, both sides together.
@@ -43,9 +45,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The harness itself allocates nothing per request, so what {@code -prof gc} shows is the interaction layer's:
  * every request carries one heap payload built once ({@code Payload.of(byte[])}, which the session copies into its
  * frame and never releases), each of the {@link #inFlight} driving subscribers subscribes again to a new request
- * from the {@code onComplete} of the previous one, and the responder answers from a pool of single-use answers
- * (a reusable {@code Publisher} that is also its own {@code Subscription}, given back to the pool when it
- * completed). The requests' {@code Mono}s are the layer's.
+ * from the {@code onComplete} of the previous one, and the responder answers with one {@code Mono.just} made once,
+ * or from a pool of single-use answers (a {@code Mono} that is also its own {@code Subscription}, given back to the
+ * pool when it completed). The requests' {@code Mono}s are the layer's.
  *
  * <pre>
  * java -jar samples/benchmarks/target/benchmarks.jar LocalInteraction -f 1 -wi 3 -i 5 -w 2s -r 3s -prof gc
@@ -73,6 +75,8 @@ public class LocalInteractionBenchmark {
     private Endpoint client;
     private Requester requester;
     private Payload request;
+    /** A request one byte longer, which the responder answers with a publisher it must subscribe to. */
+    private Payload subscribedRequest;
     private Driver[] drivers;
     private final AtomicLong fireAndForgetsSeen = new AtomicLong();
     private long fireAndForgetsSent;
@@ -91,6 +95,7 @@ public class LocalInteractionBenchmark {
         Interactions.server(accepted, new Answers(fireAndForgetsSeen));
         requester = Interactions.client(client);
         request = Payload.of(new byte[SIZE]);
+        subscribedRequest = Payload.of(new byte[SIZE + 1]);
         drivers = new Driver[inFlight];
         for (int i = 0; i < inFlight; i++) {
             drivers[i] = new Driver();
@@ -100,10 +105,21 @@ public class LocalInteractionBenchmark {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public void requestResponse() {
+        requestResponses(request);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void requestResponseSubscribed() {
+        requestResponses(subscribedRequest);
+    }
+
+    private void requestResponses(Payload each) {
         waiter = Thread.currentThread();
         left.set(BATCH - inFlight);
         running.set(inFlight);
         for (Driver d : drivers) {
+            d.request = each;
             d.next();
         }
         while (running.get() > 0) {
@@ -142,6 +158,9 @@ public class LocalInteractionBenchmark {
 
     /** One request in flight at a time: each answer's end makes the next request, until the batch is done. */
     private final class Driver implements CoreSubscriber<Payload> {
+
+        /** What this driver sends in each of its requests. */
+        Payload request;
 
         /** Completes fire-and-forgets, which end as soon as their frame is written. */
         final CoreSubscriber<Void> forFireAndForget = new CoreSubscriber<>() {
@@ -198,6 +217,7 @@ public class LocalInteractionBenchmark {
     private static final class Answers implements Responder {
 
         private final Payload answer = Payload.of(new byte[SIZE]);
+        private final Mono<Payload> known = Mono.just(answer);
         /** Answers given back after they completed; the responder's calls all come from its polling thread. */
         private final ArrayDeque<Answer> pool = new ArrayDeque<>();
         private final AtomicLong seen;
@@ -214,6 +234,9 @@ public class LocalInteractionBenchmark {
 
         @Override
         public Mono<Payload> requestResponse(Payload request) {
+            if (request.dataLength() == SIZE) {
+                return known;
+            }
             Answer a = pool.poll();
             return a != null ? a : new Answer();
         }
