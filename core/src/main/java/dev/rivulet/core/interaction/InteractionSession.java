@@ -9,8 +9,10 @@ import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
 import org.jctools.maps.NonBlockingHashMapLong;
+import org.jctools.queues.MpmcArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.CoreSubscriber;
@@ -23,6 +25,7 @@ import reactor.core.publisher.Sinks;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The interaction protocol over one endpoint: one subscriber of {@code receive()} dispatches each frame to its stream
@@ -32,6 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class InteractionSession implements Requester {
 
     private static final Logger log = LoggerFactory.getLogger(InteractionSession.class);
+    /** Request-response records kept for reuse: as many as are commonly in flight at once; more are dropped. */
+    private static final int POOLED_RECORDS = 1024;
 
     private final Endpoint endpoint;
     private final FrameWriter writer;
@@ -54,6 +59,8 @@ final class InteractionSession implements Requester {
     /** Entries of {@link #reassembling}, so that a frame looks there only when something is under way. */
     private int reassemblies;
     private final MetadataCache metadata = new MetadataCache();
+    /** Records of request-responses that were answered, for the next ones (see {@link MuxStream#reuse}). */
+    private final MpmcArrayQueue<MuxStream> answeredRecords = new MpmcArrayQueue<>(POOLED_RECORDS);
     private volatile @Nullable Throwable endCause;
 
     InteractionSession(Endpoint endpoint, boolean connector, Responder responder, InteractionOptions options) {
@@ -199,10 +206,11 @@ final class InteractionSession implements Requester {
 
     /**
      * Opens one request for {@code actual}: a stream id, its table entry, and the opening frame on the first demand
-     * ({@code request} for the single-payload models, {@code payloads} for a channel).
+     * ({@code request} for the single-payload models, {@code payloads} for a channel). A request-response's
+     * {@code handle} takes a pooled record and is what the subscriber gets; other requests get a record of their own.
      */
-    private void request(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads,
-                         CoreSubscriber<? super Payload> actual) {
+    private void openRequest(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads,
+                             CoreSubscriber<? super Payload> actual, @Nullable RequestMono handle) {
         Throwable refused = refusal();
         if (refused != null) {
             if (request != null) {
@@ -212,19 +220,36 @@ final class InteractionSession implements Requester {
             return;
         }
         int id = allocateId();
-        MuxStream stream = new MuxStream(this, id, true);
-        StreamInbound in = new StreamInbound(stream, true, type == FrameType.REQUEST_RESPONSE);
-        StreamOutbound out = type == FrameType.REQUEST_CHANNEL
-                ? new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS, actual.currentContext())
-                : null;
+        MuxStream stream;
+        StreamInbound in;
+        if (handle != null) {
+            stream = answeredRecords.poll();
+            if (stream == null) {
+                stream = MuxStream.forRequestResponses(this);
+            }
+            stream.reuse(id);
+            in = stream.inbound();
+            handle.bind(in);
+        } else {
+            stream = new MuxStream(this, id, true);
+            in = new StreamInbound(stream, true, type == FrameType.REQUEST_RESPONSE);
+            StreamOutbound out = type == FrameType.REQUEST_CHANNEL
+                    ? new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS, actual.currentContext())
+                    : null;
+            stream.attach(in, out);
+        }
         stream.opensWith(type, request, payloads);
-        stream.attach(in, out);
         streams.put(stream);
         Throwable lateEnd = endCause;
         if (lateEnd != null) {
             stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
         }
-        in.subscribe(actual);
+        in.subscribe(actual, handle != null ? handle : in);
+    }
+
+    /** An answered request-response's record, for a later one. */
+    void recycle(MuxStream record) {
+        answeredRecords.offer(record);
     }
 
     /** A request-stream or request-channel: one request per subscription. */
@@ -242,14 +267,26 @@ final class InteractionSession implements Requester {
 
         @Override
         public void subscribe(CoreSubscriber<? super Payload> actual) {
-            request(type, request, payloads, actual);
+            openRequest(type, request, payloads, actual, null);
         }
     }
 
-    /** A request-response: its stream's inbound side is the {@code Mono}'s subscription, with no operator between. */
-    private final class RequestMono extends Mono<Payload> {
+    /**
+     * A request-response, and the subscription its subscriber gets: the stream record behind it is pooled, and this
+     * handle reaches it only in the use it was bound to, so a late {@code request} or {@code cancel} after the answer
+     * does nothing to the record's next request. No operator stands between the stream and the subscriber.
+     */
+    private final class RequestMono extends Mono<Payload> implements Subscription {
 
         private final Payload request;
+        private static final AtomicIntegerFieldUpdater<RequestMono> SUBSCRIBED =
+                AtomicIntegerFieldUpdater.newUpdater(RequestMono.class, "subscribed");
+
+        /** Whether this Mono was subscribed: a second subscription makes a request of its own, with a handle of its own. */
+        @SuppressWarnings("unused") // through SUBSCRIBED
+        private volatile int subscribed;
+        private @Nullable StreamInbound in;
+        private int generation;
 
         RequestMono(Payload request) {
             this.request = request;
@@ -257,7 +294,33 @@ final class InteractionSession implements Requester {
 
         @Override
         public void subscribe(CoreSubscriber<? super Payload> actual) {
-            request(FrameType.REQUEST_RESPONSE, request, null, actual);
+            if (!SUBSCRIBED.compareAndSet(this, 0, 1)) {
+                new RequestMono(request).subscribe(actual);
+                return;
+            }
+            openRequest(FrameType.REQUEST_RESPONSE, request, null, actual, this);
+        }
+
+        /** This handle is for {@code in}'s present use (set before the subscriber gets the handle). */
+        void bind(StreamInbound in) {
+            this.in = in;
+            this.generation = in.generation();
+        }
+
+        @Override
+        public void request(long n) {
+            StreamInbound i = in;
+            if (i != null) {
+                i.request(generation, n);
+            }
+        }
+
+        @Override
+        public void cancel() {
+            StreamInbound i = in;
+            if (i != null) {
+                i.cancel(generation);
+            }
         }
     }
 
@@ -281,18 +344,17 @@ final class InteractionSession implements Requester {
     /** A frame from the peer (polling thread); the endpoint releases it when this returns. */
     private void onFrame(Buffer frame) {
         int length = frame.length();
-        var s = frame.capacitySegment();
         if (length < Frames.HEADER) {
             violation("a frame of " + length + " bytes");
             return;
         }
-        int id = Frames.streamId(s);
-        int type = Frames.type(s);
-        int flags = Frames.flags(s);
-        int n = Frames.n(s);
-        int metadataLength = Frames.metadataLength(s);
+        int id = Frames.streamId(frame);
+        int type = Frames.type(frame);
+        int flags = Frames.flags(frame);
+        int n = Frames.n(frame);
+        int metadataLength = Frames.metadataLength(frame);
         if (id == 0 && type == FrameType.LEASE && length >= Frames.HEADER + 4 && n >= 0) {
-            int ttlMillis = Frames.getInt(s, Frames.HEADER);
+            int ttlMillis = Frames.getInt(frame.capacitySegment(), Frames.HEADER);
             if (ttlMillis > 0) {
                 peerLease.renew(n, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
                 return;
@@ -398,7 +460,8 @@ final class InteractionSession implements Requester {
 
     /** A received payload lent from {@code frame}: metadata decoded, data in place (polling thread). */
     Payload payloadOf(Buffer frame, int metadataLength) {
-        Metadata m = metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
+        Metadata m = metadataLength == 0 ? Metadata.EMPTY
+                : metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
         int at = Frames.HEADER + metadataLength;
         return Payload.received(frame, m, at, frame.length() - at);
     }

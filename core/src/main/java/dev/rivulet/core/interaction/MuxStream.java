@@ -24,8 +24,11 @@ import java.util.concurrent.CancellationException;
 final class MuxStream {
 
     private final InteractionSession session;
-    private final int id;
+    /** Set again when a pooled record takes up its next request (before it is in the table again). */
+    private int id;
     private final boolean requester;
+    /** Whether this record goes back to its session once its request-response was answered ({@link #reuse}). */
+    private final boolean pooled;
     private @Nullable StreamInbound in;
     private @Nullable StreamOutbound out;
     private boolean inOver;
@@ -39,10 +42,51 @@ final class MuxStream {
     private @Nullable Publisher<Payload> channelPayloads;
 
     MuxStream(InteractionSession session, int id, boolean requester) {
+        this(session, id, requester, false);
+    }
+
+    private MuxStream(InteractionSession session, int id, boolean requester, boolean pooled) {
         this.session = session;
         this.id = id;
         this.requester = requester;
+        this.pooled = pooled;
         this.opened = !requester;
+    }
+
+    /**
+     * A requester's record for request-responses, used for one after another: it goes back to the session once its
+     * answer reached the subscriber, who holds a handle of that use only ({@link StreamInbound#generation()}); a
+     * record that ends any other way (cancelled, failed) is simply dropped.
+     */
+    static MuxStream forRequestResponses(InteractionSession session) {
+        MuxStream m = new MuxStream(session, 0, true, true);
+        m.attach(new StreamInbound(m, true, true), null);
+        return m;
+    }
+
+    /** Takes up request-response {@code id}: as new, keeping its inbound side (pooled records only). */
+    void reuse(int id) {
+        synchronized (this) {
+            this.id = id;
+            opened = false;
+            inOver = false;
+            outOver = true;
+            unsent = null;
+            channelPayloads = null;
+        }
+        Objects.requireNonNull(in).reuse();
+    }
+
+    /** The inbound side of a pooled record. */
+    StreamInbound inbound() {
+        return Objects.requireNonNull(in);
+    }
+
+    /** A request-response's answer reached its subscriber, and the stream left the table: a pooled record goes back. */
+    void answered() {
+        if (pooled) {
+            session.recycle(this);
+        }
     }
 
     void attach(@Nullable StreamInbound in, @Nullable StreamOutbound out) {

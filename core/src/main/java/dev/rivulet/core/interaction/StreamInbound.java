@@ -37,6 +37,12 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
     private boolean done;
     private @Nullable Throwable pendingError;
     private boolean pendingComplete;
+    /**
+     * Which use of this object the subscription in the subscriber's hands belongs to: a pooled record (a
+     * request-response's) is used again once its subscriber saw the end, and a late {@code request} or {@code cancel}
+     * through the handle of an earlier use finds another generation here and does nothing.
+     */
+    private int generation;
 
     /**
      * {@code opening}: the first demand opens the stream ({@link MuxStream#open}); {@code single}: a request-response's
@@ -50,6 +56,11 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     @Override
     public void subscribe(CoreSubscriber<? super Payload> subscriber) {
+        subscribe(subscriber, this);
+    }
+
+    /** Subscribes {@code subscriber}, which gets {@code handle} as its subscription. */
+    void subscribe(CoreSubscriber<? super Payload> subscriber, Subscription handle) {
         synchronized (this) {
             if (actual != null) {
                 Operators.error(subscriber, new IllegalStateException("a stream's payloads take one subscriber"));
@@ -57,7 +68,7 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
             }
             actual = subscriber;
         }
-        subscriber.onSubscribe(this);
+        subscriber.onSubscribe(handle);
         synchronized (this) {
             if (pendingError != null) {
                 subscriber.onError(pendingError);
@@ -69,8 +80,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     @Override
     public void request(long n) {
+        request(generation, n);
+    }
+
+    /** The subscriber of use {@code generation} asks for {@code n} more. */
+    void request(int generation, long n) {
         synchronized (this) {
-            if (done) {
+            if (done || generation != this.generation) {
                 return;
             }
             if (n <= 0) {
@@ -102,13 +118,34 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     @Override
     public void cancel() {
+        cancel(generation);
+    }
+
+    /** The subscriber of use {@code generation} cancels. */
+    void cancel(int generation) {
         synchronized (this) {
-            if (done) {
+            if (done || generation != this.generation) {
                 return;
             }
             done = true;
         }
         stream.inboundCancelled();
+    }
+
+    /** This use's generation, for the handle its subscriber gets. */
+    synchronized int generation() {
+        return generation;
+    }
+
+    /** Ready for another request-response of a pooled record: nothing of the last one is left. */
+    synchronized void reuse() {
+        opening = true;
+        actual = null;
+        granted = 0;
+        received = 0;
+        done = false;
+        pendingError = null;
+        pendingComplete = false;
     }
 
     /** Whether the stream's opening frame has gone out (or the stream was opened by the peer). */
@@ -118,6 +155,7 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     /** A {@code PAYLOAD} frame for this stream (polling thread). */
     void onPayload(int flags, Buffer frame, int metadataLength) {
+        boolean over;
         synchronized (this) {
             if (done) {
                 return;
@@ -155,14 +193,23 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
             if (p != null && a != null) {
                 a.onNext(p);
             }
-            if (complete) {
-                stream.inboundCompleted();
-                if (a != null) {
-                    a.onComplete();
-                } else {
-                    pendingComplete = true;
-                }
+            if (!complete) {
+                return;
             }
+            stream.inboundCompleted();
+            if (a != null) {
+                a.onComplete();
+            } else {
+                pendingComplete = true;
+            }
+            // Its subscriber saw the end and holds a handle of this generation only: a pooled record may go back.
+            over = a != null;
+            if (over) {
+                generation++;
+            }
+        }
+        if (over) {
+            stream.answered();
         }
     }
 

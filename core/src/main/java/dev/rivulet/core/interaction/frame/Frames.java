@@ -1,5 +1,7 @@
 package dev.rivulet.core.interaction.frame;
 
+import dev.rivulet.core.memory.Buffer;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -49,6 +51,31 @@ public final class Frames {
     /** The header's first 8 bytes as a little-endian long: stream id, type, flags, reserved. */
     private static long firstWord(int streamId, int type, int flags) {
         return (streamId & 0xFFFF_FFFFL) | (long) (type & 0xFF) << 32 | (long) (flags & 0xFF) << 40;
+    }
+
+    /*
+     * The same reads on a received Buffer, through its own accessors: no segment is made per frame to read its
+     * header (the caller checked the frame holds one).
+     */
+
+    public static int streamId(Buffer frame) {
+        return frame.get(INT, 0);
+    }
+
+    public static int type(Buffer frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 4) & 0xFF;
+    }
+
+    public static int flags(Buffer frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 5) & 0xFF;
+    }
+
+    public static int n(Buffer frame) {
+        return frame.get(INT, 8);
+    }
+
+    public static int metadataLength(Buffer frame) {
+        return frame.get(INT, 12);
     }
 
     public static int streamId(MemorySegment frame) {
