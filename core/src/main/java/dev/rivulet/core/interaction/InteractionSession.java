@@ -21,6 +21,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.ContextView;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +60,8 @@ final class InteractionSession implements Requester {
     /** Entries of {@link #reassembling}, so that a frame looks there only when something is under way. */
     private int reassemblies;
     private final MetadataCache metadata = new MetadataCache();
+    /** The received payloads' objects (polling thread only). */
+    private final LentPayloads lent = new LentPayloads();
     /** Records of request-responses that were answered, for the next ones (see {@link MuxStream#reuse}). */
     private final MpmcArrayQueue<MuxStream> answeredRecords = new MpmcArrayQueue<>(POOLED_RECORDS);
     private volatile @Nullable Throwable endCause;
@@ -98,27 +101,50 @@ final class InteractionSession implements Requester {
     @Override
     public Mono<Void> fireAndForget(Payload payload) {
         Objects.requireNonNull(payload, "payload");
-        return Mono.deferContextual(context -> {
-            Throwable refused = refusal();
-            if (refused != null) {
-                payload.release();
-                return Mono.error(refused);
-            }
-            Propagation.Outgoing out = propagation.isActive()
-                    ? propagation.outgoing(payload, "fire-and-forget", context) : null;
-            try {
-                writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, out == null ? payload : out.payload());
-            } catch (RuntimeException e) {
-                if (out != null) {
-                    out.stop(e);
-                }
-                return Mono.error(e);
-            }
+        return new FireAndForgetMono(payload);
+    }
+
+    /** Sends a fire-and-forget's frame for a subscriber with {@code context}; returns why it could not go, or null. */
+    private @Nullable Throwable fire(Payload payload, ContextView context) {
+        Throwable refused = refusal();
+        if (refused != null) {
+            payload.release();
+            return refused;
+        }
+        Propagation.Outgoing out = propagation.isActive()
+                ? propagation.outgoing(payload, "fire-and-forget", context) : null;
+        try {
+            writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, out == null ? payload : out.payload());
+        } catch (RuntimeException e) {
             if (out != null) {
-                out.stop(null);
+                out.stop(e);
             }
-            return Mono.empty();
-        });
+            return e;
+        }
+        if (out != null) {
+            out.stop(null);
+        }
+        return null;
+    }
+
+    /** A fire-and-forget: each subscription sends the frame and completes (or fails) at once, with no operator. */
+    private final class FireAndForgetMono extends Mono<Void> {
+
+        private final Payload payload;
+
+        FireAndForgetMono(Payload payload) {
+            this.payload = payload;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Void> actual) {
+            Throwable failed = fire(payload, actual.currentContext());
+            if (failed != null) {
+                Operators.error(actual, failed);
+            } else {
+                Operators.complete(actual);
+            }
+        }
     }
 
     @Override
@@ -463,7 +489,7 @@ final class InteractionSession implements Requester {
         Metadata m = metadataLength == 0 ? Metadata.EMPTY
                 : metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
         int at = Frames.HEADER + metadataLength;
-        return Payload.received(frame, m, at, frame.length() - at);
+        return lent.lend(frame, m, at, frame.length() - at);
     }
 
     /** Registers a stream the peer opened. */

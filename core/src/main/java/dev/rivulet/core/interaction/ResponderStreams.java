@@ -79,7 +79,7 @@ final class ResponderStreams {
         // The request is held (retained) only where the handler's answer comes later than its call: an answer known
         // at once (Mono.just, Mono.empty, Mono.error) is written while the frame is still lent.
         if (type == FrameType.REQUEST_FNF) {
-            handled(id, call(observation, type, request, null), frame, observation, context);
+            handled(id, call(observation, type, request, null), request, frame, observation, context);
             return;
         }
         if (type == FrameType.REQUEST_RESPONSE) {
@@ -88,6 +88,7 @@ final class ResponderStreams {
                 answerNow(id, known, observation);
             } else {
                 frame.retain();
+                request.keep();
                 subscribe(answer, answering(new MuxStream(session, id, false), null, StreamOutbound.Shape.SINGLE, frame,
                         observation, context), 1);
             }
@@ -96,6 +97,7 @@ final class ResponderStreams {
         // A stream or a channel is open before its handler runs: a channel's handler may ask for or cancel the
         // requester's payloads at once.
         frame.retain();
+        request.keep();
         MuxStream stream = new MuxStream(session, id, false);
         StreamInbound rest = type == FrameType.REQUEST_CHANNEL ? new StreamInbound(stream, false, false) : null;
         StreamOutbound out = answering(stream, rest, StreamOutbound.Shape.STREAM, frame, observation, context);
@@ -185,8 +187,8 @@ final class ResponderStreams {
     }
 
     /** A fire-and-forget's handler answered: its end lets go of the request; its failure is only logged. */
-    private void handled(int id, Publisher<?> answer, Buffer frame, @Nullable Observation observation,
-                         Context context) {
+    private void handled(int id, Publisher<?> answer, Payload request, Buffer frame,
+                         @Nullable Observation observation, Context context) {
         if (answer instanceof Fuseable.ScalarCallable<?> known) {
             try {
                 known.call(); // Mono.empty(), or Mono.error(e): nothing to subscribe to
@@ -200,6 +202,7 @@ final class ResponderStreams {
             return;
         }
         frame.retain();
+        request.keep();
         answer.subscribe(new FireAndForgetEnd(id, frame, observation, context));
     }
 
