@@ -11,7 +11,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 
-
 /**
  * The payloads one stream receives, as a single-subscriber {@code Flux}: its subscriber's demand becomes credits
  * for the peer (the request frame's initial credits, then {@code REQUEST_N}), each payload is lent for its
