@@ -64,16 +64,17 @@ final class MuxStream {
         return m;
     }
 
-    /** Takes up request-response {@code id}: as new, keeping its inbound side (pooled records only). */
+    /**
+     * Takes up request-response {@code id}: as new, keeping its inbound side (pooled records only). No lock: the record
+     * came out of the session's pool, and no other thread sees it until the table publishes it.
+     */
     void reuse(int id) {
-        synchronized (this) {
-            this.id = id;
-            opened = false;
-            inOver = false;
-            outOver = true;
-            unsent = null;
-            channelPayloads = null;
-        }
+        this.id = id;
+        opened = false;
+        inOver = false;
+        outOver = true;
+        unsent = null;
+        channelPayloads = null;
         Objects.requireNonNull(in).reuse();
     }
 

@@ -131,13 +131,17 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
         stream.inboundCancelled();
     }
 
-    /** This use's generation, for the handle its subscriber gets. */
-    synchronized int generation() {
+    /**
+     * This use's generation, for the handle its subscriber gets. Read (like {@link #reuse()} writes) without a lock by
+     * the thread that took the record out of the session's pool, which the polling thread put it in after its last
+     * change here.
+     */
+    int generation() {
         return generation;
     }
 
     /** Ready for another request-response of a pooled record: nothing of the last one is left. */
-    synchronized void reuse() {
+    void reuse() {
         opening = true;
         actual = null;
         granted = 0;
