@@ -9,8 +9,10 @@ import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
 import org.jctools.maps.NonBlockingHashMapLong;
+import org.jctools.queues.MpmcArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.CoreSubscriber;
@@ -19,10 +21,12 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.ContextView;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The interaction protocol over one endpoint: one subscriber of {@code receive()} dispatches each frame to its stream
@@ -32,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class InteractionSession implements Requester {
 
     private static final Logger log = LoggerFactory.getLogger(InteractionSession.class);
+    /** Request-response records kept for reuse: as many as are commonly in flight at once; more are dropped. */
+    private static final int POOLED_RECORDS = 1024;
 
     private final Endpoint endpoint;
     private final FrameWriter writer;
@@ -54,6 +60,10 @@ final class InteractionSession implements Requester {
     /** Entries of {@link #reassembling}, so that a frame looks there only when something is under way. */
     private int reassemblies;
     private final MetadataCache metadata = new MetadataCache();
+    /** The received payloads' objects (polling thread only). */
+    private final LentPayloads lent = new LentPayloads();
+    /** Records of request-responses that were answered, for the next ones (see {@link MuxStream#reuse}). */
+    private final MpmcArrayQueue<MuxStream> answeredRecords = new MpmcArrayQueue<>(POOLED_RECORDS);
     private volatile @Nullable Throwable endCause;
 
     InteractionSession(Endpoint endpoint, boolean connector, Responder responder, InteractionOptions options) {
@@ -91,32 +101,58 @@ final class InteractionSession implements Requester {
     @Override
     public Mono<Void> fireAndForget(Payload payload) {
         Objects.requireNonNull(payload, "payload");
-        return Mono.deferContextual(context -> {
-            Throwable refused = refusal();
-            if (refused != null) {
-                payload.release();
-                return Mono.error(refused);
-            }
-            Propagation.Outgoing out = propagation.isActive()
-                    ? propagation.outgoing(payload, "fire-and-forget", context) : null;
-            try {
-                writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, out == null ? payload : out.payload());
-            } catch (RuntimeException e) {
-                if (out != null) {
-                    out.stop(e);
-                }
-                return Mono.error(e);
-            }
+        return new FireAndForgetMono(payload);
+    }
+
+    /** Sends a fire-and-forget's frame for a subscriber with {@code context}; returns why it could not go, or null. */
+    private @Nullable Throwable fire(Payload payload, ContextView context) {
+        Throwable refused = refusal();
+        if (refused != null) {
+            payload.release();
+            return refused;
+        }
+        Propagation.Outgoing out = propagation.isActive()
+                ? propagation.outgoing(payload, "fire-and-forget", context) : null;
+        try {
+            writer.payload(allocateId(), FrameType.REQUEST_FNF, 0, 0, out == null ? payload : out.payload());
+        } catch (RuntimeException e) {
             if (out != null) {
-                out.stop(null);
+                out.stop(e);
             }
-            return Mono.empty();
-        });
+            return e;
+        }
+        if (out != null) {
+            out.stop(null);
+        }
+        return null;
+    }
+
+    /** A fire-and-forget: each subscription sends the frame and completes (or fails) at once, with no operator. */
+    private final class FireAndForgetMono extends Mono<Void> {
+
+        private final Payload payload;
+
+        FireAndForgetMono(Payload payload) {
+            this.payload = payload;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Void> actual) {
+            Throwable failed = fire(payload, actual.currentContext());
+            if (failed != null) {
+                Operators.error(actual, failed);
+            } else {
+                Operators.complete(actual);
+            }
+        }
     }
 
     @Override
     public Mono<Payload> requestResponse(Payload payload) {
         Objects.requireNonNull(payload, "payload");
+        if (!propagation.isActive()) {
+            return new RequestMono(payload);
+        }
         return Mono.from(request(FrameType.REQUEST_RESPONSE, "request-response", payload));
     }
 
@@ -194,7 +230,55 @@ final class InteractionSession implements Requester {
         return endCause != null;
     }
 
-    /** One request per subscription: a stream id, its table entry, and the opening frame on the first demand. */
+    /**
+     * Opens one request for {@code actual}: a stream id, its table entry, and the opening frame on the first demand
+     * ({@code request} for the single-payload models, {@code payloads} for a channel). A request-response's
+     * {@code handle} takes a pooled record and is what the subscriber gets; other requests get a record of their own.
+     */
+    private void openRequest(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads,
+                             CoreSubscriber<? super Payload> actual, @Nullable RequestMono handle) {
+        Throwable refused = refusal();
+        if (refused != null) {
+            if (request != null) {
+                request.release(); // what the request would have sent goes back, as a failed send's buffer does
+            }
+            Operators.error(actual, refused);
+            return;
+        }
+        int id = allocateId();
+        MuxStream stream;
+        StreamInbound in;
+        if (handle != null) {
+            stream = answeredRecords.poll();
+            if (stream == null) {
+                stream = MuxStream.forRequestResponses(this);
+            }
+            stream.reuse(id);
+            in = stream.inbound();
+            handle.bind(in);
+        } else {
+            stream = new MuxStream(this, id, true);
+            in = new StreamInbound(stream, true, type == FrameType.REQUEST_RESPONSE);
+            StreamOutbound out = type == FrameType.REQUEST_CHANNEL
+                    ? new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS, actual.currentContext())
+                    : null;
+            stream.attach(in, out);
+        }
+        stream.opensWith(type, request, payloads);
+        streams.put(stream);
+        Throwable lateEnd = endCause;
+        if (lateEnd != null) {
+            stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
+        }
+        in.subscribe(actual, handle != null ? handle : in);
+    }
+
+    /** An answered request-response's record, for a later one. */
+    void recycle(MuxStream record) {
+        answeredRecords.offer(record);
+    }
+
+    /** A request-stream or request-channel: one request per subscription. */
     private final class RequestFlux extends Flux<Payload> {
 
         private final int type;
@@ -209,44 +293,60 @@ final class InteractionSession implements Requester {
 
         @Override
         public void subscribe(CoreSubscriber<? super Payload> actual) {
-            Throwable refused = refusal();
-            if (refused != null) {
-                if (request != null) {
-                    request.release(); // what the request would have sent goes back, as a failed send's buffer does
-                }
-                Operators.error(actual, refused);
+            openRequest(type, request, payloads, actual, null);
+        }
+    }
+
+    /**
+     * A request-response, and the subscription its subscriber gets: the stream record behind it is pooled, and this
+     * handle reaches it only in the use it was bound to, so a late {@code request} or {@code cancel} after the answer
+     * does nothing to the record's next request. No operator stands between the stream and the subscriber.
+     */
+    private final class RequestMono extends Mono<Payload> implements Subscription {
+
+        private final Payload request;
+        private static final AtomicIntegerFieldUpdater<RequestMono> SUBSCRIBED =
+                AtomicIntegerFieldUpdater.newUpdater(RequestMono.class, "subscribed");
+
+        /** Whether this Mono was subscribed: a second subscription makes a request of its own, with a handle of its own. */
+        @SuppressWarnings("unused") // through SUBSCRIBED
+        private volatile int subscribed;
+        private @Nullable StreamInbound in;
+        private int generation;
+
+        RequestMono(Payload request) {
+            this.request = request;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super Payload> actual) {
+            if (!SUBSCRIBED.compareAndSet(this, 0, 1)) {
+                new RequestMono(request).subscribe(actual);
                 return;
             }
-            int id = allocateId();
-            MuxStream stream = new MuxStream(InteractionSession.this, id, true);
-            StreamInbound in;
-            StreamOutbound out = null;
-            if (type == FrameType.REQUEST_CHANNEL) {
-                StreamOutbound o = new StreamOutbound(stream, StreamOutbound.Shape.CHANNEL_REQUESTS,
-                        actual.currentContext());
-                in = new StreamInbound(stream, n -> {
-                    o.channelCredits((int) n);
-                    Objects.requireNonNull(payloads).subscribe(o);
-                    o.credit(1); // the first payload, which opens the channel
-                });
-                out = o;
-            } else {
-                stream.unsent(Objects.requireNonNull(request));
-                in = new StreamInbound(stream, n -> {
-                    Payload r = stream.takeUnsent();
-                    if (r != null) {
-                        writer.payload(id, type, 0, type == FrameType.REQUEST_STREAM ? (int) n : 0, r);
-                        stream.opened();
-                    }
-                });
+            openRequest(FrameType.REQUEST_RESPONSE, request, null, actual, this);
+        }
+
+        /** This handle is for {@code in}'s present use (set before the subscriber gets the handle). */
+        void bind(StreamInbound in) {
+            this.in = in;
+            this.generation = in.generation();
+        }
+
+        @Override
+        public void request(long n) {
+            StreamInbound i = in;
+            if (i != null) {
+                i.request(generation, n);
             }
-            stream.attach(in, out);
-            streams.put(stream);
-            Throwable lateEnd = endCause;
-            if (lateEnd != null) {
-                stream.sessionEnded(lateEnd); // the session ended while this registered: nothing else will end it
+        }
+
+        @Override
+        public void cancel() {
+            StreamInbound i = in;
+            if (i != null) {
+                i.cancel(generation);
             }
-            in.subscribe(actual);
         }
     }
 
@@ -270,18 +370,17 @@ final class InteractionSession implements Requester {
     /** A frame from the peer (polling thread); the endpoint releases it when this returns. */
     private void onFrame(Buffer frame) {
         int length = frame.length();
-        var s = frame.capacitySegment();
         if (length < Frames.HEADER) {
             violation("a frame of " + length + " bytes");
             return;
         }
-        int id = Frames.streamId(s);
-        int type = Frames.type(s);
-        int flags = Frames.flags(s);
-        int n = Frames.n(s);
-        int metadataLength = Frames.metadataLength(s);
+        int id = Frames.streamId(frame);
+        int type = Frames.type(frame);
+        int flags = Frames.flags(frame);
+        int n = Frames.n(frame);
+        int metadataLength = Frames.metadataLength(frame);
         if (id == 0 && type == FrameType.LEASE && length >= Frames.HEADER + 4 && n >= 0) {
-            int ttlMillis = Frames.getInt(s, Frames.HEADER);
+            int ttlMillis = Frames.getInt(frame.capacitySegment(), Frames.HEADER);
             if (ttlMillis > 0) {
                 peerLease.renew(n, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
                 return;
@@ -387,9 +486,10 @@ final class InteractionSession implements Requester {
 
     /** A received payload lent from {@code frame}: metadata decoded, data in place (polling thread). */
     Payload payloadOf(Buffer frame, int metadataLength) {
-        Metadata m = metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
+        Metadata m = metadataLength == 0 ? Metadata.EMPTY
+                : metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
         int at = Frames.HEADER + metadataLength;
-        return Payload.received(frame, m, at, frame.length() - at);
+        return lent.lend(frame, m, at, frame.length() - at);
     }
 
     /** Registers a stream the peer opened. */

@@ -5,10 +5,12 @@ import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -22,8 +24,11 @@ import java.util.concurrent.CancellationException;
 final class MuxStream {
 
     private final InteractionSession session;
-    private final int id;
+    /** Set again when a pooled record takes up its next request (before it is in the table again). */
+    private int id;
     private final boolean requester;
+    /** Whether this record goes back to its session once its request-response was answered ({@link #reuse}). */
+    private final boolean pooled;
     private @Nullable StreamInbound in;
     private @Nullable StreamOutbound out;
     private boolean inOver;
@@ -31,12 +36,58 @@ final class MuxStream {
     private boolean opened;
     /** A requester's request payload until its opening frame takes it (released if the stream ends first). */
     private @Nullable Payload unsent;
+    /** The request type a requester's stream opens with. */
+    private int requestType;
+    /** A requester's channel payloads, subscribed when the stream opens. */
+    private @Nullable Publisher<Payload> channelPayloads;
 
     MuxStream(InteractionSession session, int id, boolean requester) {
+        this(session, id, requester, false);
+    }
+
+    private MuxStream(InteractionSession session, int id, boolean requester, boolean pooled) {
         this.session = session;
         this.id = id;
         this.requester = requester;
+        this.pooled = pooled;
         this.opened = !requester;
+    }
+
+    /**
+     * A requester's record for request-responses, used for one after another: it goes back to the session once its
+     * answer reached the subscriber, who holds a handle of that use only ({@link StreamInbound#generation()}); a
+     * record that ends any other way (cancelled, failed) is simply dropped.
+     */
+    static MuxStream forRequestResponses(InteractionSession session) {
+        MuxStream m = new MuxStream(session, 0, true, true);
+        m.attach(new StreamInbound(m, true, true), null);
+        return m;
+    }
+
+    /**
+     * Takes up request-response {@code id}: as new, keeping its inbound side (pooled records only). No lock: the record
+     * came out of the session's pool, and no other thread sees it until the table publishes it.
+     */
+    void reuse(int id) {
+        this.id = id;
+        opened = false;
+        inOver = false;
+        outOver = true;
+        unsent = null;
+        channelPayloads = null;
+        Objects.requireNonNull(in).reuse();
+    }
+
+    /** The inbound side of a pooled record. */
+    StreamInbound inbound() {
+        return Objects.requireNonNull(in);
+    }
+
+    /** A request-response's answer reached its subscriber, and the stream left the table: a pooled record goes back. */
+    void answered() {
+        if (pooled) {
+            session.recycle(this);
+        }
     }
 
     void attach(@Nullable StreamInbound in, @Nullable StreamOutbound out) {
@@ -46,13 +97,38 @@ final class MuxStream {
         this.outOver = out == null;
     }
 
-    /** The request payload the opening frame will carry. */
-    synchronized void unsent(Payload request) {
+    /**
+     * A requester's stream opens with a frame of {@code type} on its subscriber's first demand ({@link #open}):
+     * carrying {@code request}, or for a channel the first of {@code payloads}.
+     */
+    synchronized void opensWith(int type, @Nullable Payload request, @Nullable Publisher<Payload> payloads) {
+        this.requestType = type;
         this.unsent = request;
+        this.channelPayloads = payloads;
+    }
+
+    /**
+     * The requester's subscriber asked for its first {@code n} payloads: the opening frame goes out, with those
+     * credits where its type carries any; a channel's opens with its first payload, once its publisher gives one.
+     */
+    void open(long n) {
+        int type = requestType;
+        if (type == FrameType.REQUEST_CHANNEL) {
+            StreamOutbound o = Objects.requireNonNull(out);
+            o.channelCredits((int) n);
+            Objects.requireNonNull(channelPayloads).subscribe(o);
+            o.credit(1); // the first payload, which opens the channel
+            return;
+        }
+        Payload r = takeUnsent();
+        if (r != null) {
+            writer().payload(id, type, 0, type == FrameType.REQUEST_STREAM ? (int) n : 0, r);
+            opened();
+        }
     }
 
     /** Takes the request payload for the opening frame; null if the stream ended before it went. */
-    synchronized @Nullable Payload takeUnsent() {
+    private synchronized @Nullable Payload takeUnsent() {
         Payload p = unsent;
         unsent = null;
         return p;

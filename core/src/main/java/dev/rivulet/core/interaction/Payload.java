@@ -13,8 +13,9 @@ import java.util.Objects;
  *
  * <p>A payload that arrived is <em>lent</em> exactly as a buffer from {@code Endpoint.receive()} is: its data sits
  * in the received message's registered memory and is valid for the duration of the {@code onNext} (or handler call)
- * it is handed to; to keep it longer, {@link #retain()} it there and {@link #release()} it later. {@link #dataUtf8()}
- * and {@link #dataBytes()} copy the bytes out and need nothing released.
+ * it is handed to; to keep it longer, {@link #retain()} it there and {@link #release()} it later. As with those
+ * buffers, the object of a payload that was not retained is lent again for a later payload once its call returned.
+ * {@link #dataUtf8()} and {@link #dataBytes()} copy the bytes out and need nothing released.
  *
  * <p>A payload built with {@code of(...)} holds its own data: from a {@code String} or {@code byte[]} on the heap,
  * or a registered {@link Buffer} whose reference it takes (the requester or responder releases it once the bytes are
@@ -24,15 +25,21 @@ public final class Payload {
 
     private static final MemorySegment NO_DATA = MemorySegment.ofArray(new byte[0]);
 
-    private final Metadata metadata;
+    /*
+     * A received payload's metadata, frame and data bounds change when its session lends the object again for a later
+     * frame (LentPayloads): only on the polling thread, never once it was kept.
+     */
+    private Metadata metadata;
     /** Heap or native data of a built payload; null for a received one, whose data lies in {@link #frame}. */
     private final @Nullable MemorySegment data;
     /** The buffer holding the data: a received frame, or the buffer a payload was built from; null for heap data. */
-    private final @Nullable Buffer frame;
-    private final int dataOffset;
-    private final int dataLength;
+    private @Nullable Buffer frame;
+    private int dataOffset;
+    private int dataLength;
     /** Whether {@link #frame} is a received message this payload is lent from. */
     private final boolean received;
+    /** Whether a received payload is kept past its call ({@link #retain()}, or held by its session): never lent again. */
+    private volatile boolean kept;
 
     private Payload(Metadata metadata, @Nullable MemorySegment data, @Nullable Buffer frame, int dataOffset,
                     int dataLength, boolean received) {
@@ -67,6 +74,26 @@ public final class Payload {
     /** A received payload lent from {@code frame}. */
     static Payload received(Buffer frame, Metadata metadata, int dataOffset, int dataLength) {
         return new Payload(metadata, null, frame, dataOffset, dataLength, true);
+    }
+
+    /** This received payload, no longer in use, lent again from {@code frame} (polling thread, see LentPayloads). */
+    void lendAgain(Buffer frame, Metadata metadata, int dataOffset, int dataLength) {
+        this.frame = frame;
+        this.metadata = metadata;
+        this.dataOffset = dataOffset;
+        this.dataLength = dataLength;
+    }
+
+    /** Marks a received payload as kept past its call: its object is never lent for another frame. */
+    void keep() {
+        if (received && !kept) {
+            kept = true;
+        }
+    }
+
+    /** Whether this received payload was kept past its call. */
+    boolean isKept() {
+        return kept;
     }
 
     /** This payload's data with {@code metadata} instead of its own. */
@@ -119,6 +146,7 @@ public final class Payload {
     /** Keeps a received payload (or one built from a buffer) past the call it was handed to; heap payloads: no-op. */
     public Payload retain() {
         if (frame != null) {
+            keep();
             frame.retain();
         }
         return this;

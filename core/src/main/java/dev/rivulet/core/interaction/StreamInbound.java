@@ -11,8 +11,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 
-import java.util.function.LongConsumer;
-
 /**
  * The payloads one stream receives, as a single-subscriber {@code Flux}: its subscriber's demand becomes credits
  * for the peer (the request frame's initial credits, then {@code REQUEST_N}), each payload is lent for its
@@ -25,22 +23,43 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
     static final long UNBOUNDED = Integer.MAX_VALUE;
 
     private final MuxStream stream;
-    /** Sends the frame that opens the stream with the first credits (requester side); null when it is open. */
-    private @Nullable LongConsumer opener;
+    /** Whether the first demand sends the frame that opens the stream (requester side, until it went). */
+    private boolean opening;
+    /**
+     * Whether this is a request-response's answer, delivered as a {@code Mono}: the first demand asks for
+     * everything (the answer has no credits on the wire), and a payload ends it.
+     */
+    private final boolean single;
     private @Nullable CoreSubscriber<? super Payload> actual;
     private long granted;
     private long received;
     private boolean done;
     private @Nullable Throwable pendingError;
     private boolean pendingComplete;
+    /**
+     * Which use of this object the subscription in the subscriber's hands belongs to: a pooled record (a
+     * request-response's) is used again once its subscriber saw the end, and a late {@code request} or {@code cancel}
+     * through the handle of an earlier use finds another generation here and does nothing.
+     */
+    private int generation;
 
-    StreamInbound(MuxStream stream, @Nullable LongConsumer opener) {
+    /**
+     * {@code opening}: the first demand opens the stream ({@link MuxStream#open}); {@code single}: a request-response's
+     * answer (at most one payload, demand without credits on the wire).
+     */
+    StreamInbound(MuxStream stream, boolean opening, boolean single) {
         this.stream = stream;
-        this.opener = opener;
+        this.opening = opening;
+        this.single = single;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super Payload> subscriber) {
+        subscribe(subscriber, this);
+    }
+
+    /** Subscribes {@code subscriber}, which gets {@code handle} as its subscription. */
+    void subscribe(CoreSubscriber<? super Payload> subscriber, Subscription handle) {
         synchronized (this) {
             if (actual != null) {
                 Operators.error(subscriber, new IllegalStateException("a stream's payloads take one subscriber"));
@@ -48,7 +67,7 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
             }
             actual = subscriber;
         }
-        subscriber.onSubscribe(this);
+        subscriber.onSubscribe(handle);
         synchronized (this) {
             if (pendingError != null) {
                 subscriber.onError(pendingError);
@@ -60,8 +79,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     @Override
     public void request(long n) {
+        request(generation, n);
+    }
+
+    /** The subscriber of use {@code generation} asks for {@code n} more. */
+    void request(int generation, long n) {
         synchronized (this) {
-            if (done) {
+            if (done || generation != this.generation) {
                 return;
             }
             if (n <= 0) {
@@ -73,14 +97,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
             if (granted >= UNBOUNDED) {
                 return;
             }
-            long total = Math.min(UNBOUNDED, granted + Math.min(n, UNBOUNDED));
+            long total = single ? UNBOUNDED : Math.min(UNBOUNDED, granted + Math.min(n, UNBOUNDED));
             int delta = (int) (total - granted);
             granted = total;
-            LongConsumer open = opener;
-            if (open != null) {
-                opener = null;
+            if (opening) {
+                opening = false;
                 try {
-                    open.accept(delta);
+                    stream.open(delta);
                 } catch (RuntimeException e) {
                     done = true;
                     stream.openFailed();
@@ -94,8 +117,13 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
 
     @Override
     public void cancel() {
+        cancel(generation);
+    }
+
+    /** The subscriber of use {@code generation} cancels. */
+    void cancel(int generation) {
         synchronized (this) {
-            if (done) {
+            if (done || generation != this.generation) {
                 return;
             }
             done = true;
@@ -103,13 +131,34 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
         stream.inboundCancelled();
     }
 
+    /**
+     * This use's generation, for the handle its subscriber gets. Read (like {@link #reuse()} writes) without a lock by
+     * the thread that took the record out of the session's pool, which the polling thread put it in after its last
+     * change here.
+     */
+    int generation() {
+        return generation;
+    }
+
+    /** Ready for another request-response of a pooled record: nothing of the last one is left. */
+    void reuse() {
+        opening = true;
+        actual = null;
+        granted = 0;
+        received = 0;
+        done = false;
+        pendingError = null;
+        pendingComplete = false;
+    }
+
     /** Whether the stream's opening frame has gone out (or the stream was opened by the peer). */
     synchronized boolean isOpen() {
-        return opener == null;
+        return !opening;
     }
 
     /** A {@code PAYLOAD} frame for this stream (polling thread). */
     void onPayload(int flags, Buffer frame, int metadataLength) {
+        boolean over;
         synchronized (this) {
             if (done) {
                 return;
@@ -135,20 +184,35 @@ final class StreamInbound extends Flux<Payload> implements Subscription {
                 }
             }
             if (complete) {
-                done = true; // first: a subscriber that cancels from onNext (Mono.from) has nothing left to cancel
+                done = true; // first: a subscriber that cancels from onNext has nothing left to cancel
+            } else if (single && p != null) {
+                // An answer that does not end its stream: the answer is all a request-response takes, the rest is
+                // cancelled (what Mono.from does with a Flux).
+                done = true;
+                stream.inboundCancelled();
+                complete = true;
             }
             CoreSubscriber<? super Payload> a = actual;
             if (p != null && a != null) {
                 a.onNext(p);
             }
-            if (complete) {
-                stream.inboundCompleted();
-                if (a != null) {
-                    a.onComplete();
-                } else {
-                    pendingComplete = true;
-                }
+            if (!complete) {
+                return;
             }
+            stream.inboundCompleted();
+            if (a != null) {
+                a.onComplete();
+            } else {
+                pendingComplete = true;
+            }
+            // Its subscriber saw the end and holds a handle of this generation only: a pooled record may go back.
+            over = a != null;
+            if (over) {
+                generation++;
+            }
+        }
+        if (over) {
+            stream.answered();
         }
     }
 

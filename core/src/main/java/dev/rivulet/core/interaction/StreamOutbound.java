@@ -2,6 +2,7 @@ package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
+import dev.rivulet.core.memory.Buffer;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -35,8 +36,9 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
     private final MuxStream stream;
     private final Shape shape;
     private final Context context;
-    /** Runs once when this side of the stream is over, however it ends (the responder lets go of its request). */
-    private final @Nullable Runnable onEnd;
+    /** The request frame a responder holds until this side of the stream is over, however it ends. */
+    private final @Nullable Buffer request;
+    /** Told of a failure, and stopped when this side is over. */
     private final @Nullable Observation observation;
     @SuppressWarnings("unused") // through ENDED
     private volatile int ended;
@@ -52,15 +54,15 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
     }
 
     /**
-     * {@code context}: what the publisher sees as its subscriber's Reactor {@code Context}; {@code onEnd}: runs once
-     * when this side is over; {@code observation}: told of a failure.
+     * {@code context}: what the publisher sees as its subscriber's Reactor {@code Context}; {@code request}: released
+     * once when this side is over; {@code observation}: told of a failure, stopped when this side is over.
      */
-    StreamOutbound(MuxStream stream, Shape shape, Context context, @Nullable Runnable onEnd,
+    StreamOutbound(MuxStream stream, Shape shape, Context context, @Nullable Buffer request,
                    @Nullable Observation observation) {
         this.stream = stream;
         this.shape = shape;
         this.context = context;
-        this.onEnd = onEnd;
+        this.request = request;
         this.observation = observation;
     }
 
@@ -69,8 +71,11 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
             if (error != null && observation != null) {
                 observation.error(error);
             }
-            if (onEnd != null) {
-                onEnd.run();
+            if (request != null) {
+                request.release();
+            }
+            if (observation != null) {
+                observation.stop();
             }
         }
     }

@@ -13,6 +13,7 @@ import dev.rivulet.core.memory.LeakDetector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -25,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -106,6 +108,22 @@ class InteractionsTest {
                         .map(p -> p.dataUtf8() + "|" + p.metadata()))
                 .expectNext("héllo|" + m)
                 .verifyComplete();
+    }
+
+    @Test
+    void aSubscriptionKeptPastItsAnswerReachesNoLaterRequest() {
+        AtomicReference<Subscription> answered = new AtomicReference<>();
+        StepVerifier.create(client.requestResponse(Payload.of("a").route("echo")).doOnSubscribe(answered::set)
+                        .map(Payload::dataUtf8))
+                .expectNext("a").verifyComplete();
+        // The next request-response takes up the record the first one left: the first's subscription, cancelled or
+        // asked for more while the next one waits for its answer, must not touch it.
+        StepVerifier.create(client.requestResponse(Payload.of("b").route("late")).doOnSubscribe(s -> {
+                            answered.get().cancel();
+                            answered.get().request(1);
+                        })
+                        .map(Payload::dataUtf8))
+                .expectNext("b").expectComplete().verify(TIMEOUT);
     }
 
     @Test

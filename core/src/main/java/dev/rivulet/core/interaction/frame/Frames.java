@@ -1,7 +1,10 @@
 package dev.rivulet.core.interaction.frame;
 
+import dev.rivulet.core.memory.Buffer;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The layout of one interaction frame, carried as one Rivulet message: a 16-byte header, the metadata, then the data.
@@ -32,19 +35,47 @@ public final class Frames {
      */
     public static final int FOLLOWS = 4;
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Frames() {
     }
 
     /** Writes a header at the start of {@code frame}. */
     public static void writeHeader(MemorySegment frame, int streamId, int type, int flags, int n, int metadataLength) {
-        frame.set(INT, 0, streamId);
-        frame.set(ValueLayout.JAVA_BYTE, 4, (byte) type);
-        frame.set(ValueLayout.JAVA_BYTE, 5, (byte) flags);
-        frame.set(ValueLayout.JAVA_SHORT_UNALIGNED, 6, (short) 0);
-        frame.set(INT, 8, n);
-        frame.set(INT, 12, metadataLength);
+        // Two little-endian longs hold the same bytes as the six fields: two bounds checks instead of six, per frame.
+        frame.set(LONG, 0, firstWord(streamId, type, flags));
+        frame.set(LONG, 8, (n & 0xFFFF_FFFFL) | (long) metadataLength << 32);
+    }
+
+    /** The header's first 8 bytes as a little-endian long: stream id, type, flags, reserved. */
+    private static long firstWord(int streamId, int type, int flags) {
+        return (streamId & 0xFFFF_FFFFL) | (long) (type & 0xFF) << 32 | (long) (flags & 0xFF) << 40;
+    }
+
+    /*
+     * The same reads on a received Buffer, through its own accessors: no segment is made per frame to read its
+     * header (the caller checked the frame holds one).
+     */
+
+    public static int streamId(Buffer frame) {
+        return frame.get(INT, 0);
+    }
+
+    public static int type(Buffer frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 4) & 0xFF;
+    }
+
+    public static int flags(Buffer frame) {
+        return frame.get(ValueLayout.JAVA_BYTE, 5) & 0xFF;
+    }
+
+    public static int n(Buffer frame) {
+        return frame.get(INT, 8);
+    }
+
+    public static int metadataLength(Buffer frame) {
+        return frame.get(INT, 12);
     }
 
     public static int streamId(MemorySegment frame) {
