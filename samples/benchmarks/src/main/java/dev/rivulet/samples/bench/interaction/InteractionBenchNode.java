@@ -32,7 +32,7 @@ import static dev.rivulet.samples.bench.BenchWire.allocated;
  *     prints "READY", then answers each "IMPL-MEASUREMENT SIZE COUNT" on stdin with one "RESULT k=v ..." (or
  *     "ERROR ...") line, IMPL one of uring, shm, rsocket and MEASUREMENT one of rr1 (request-response, one in
  *     flight), rr256 (256 in flight), stream (one request-stream of COUNT payloads); uringecho and shmecho
- *     are the bound, plain endpoints echoing (rr1 and rr256 only); "quit" ends it.
+ *     are the bound, plain endpoint messages ({@link EchoSide}); "quit" ends it.
  * </pre>
  *
  * <p>Each measurement starts with an untimed tenth of its count on the same connection. The RESULT line's
@@ -101,8 +101,10 @@ public final class InteractionBenchNode {
         Requesting<Payload> onUring = RivuletSide.requesting(uring.connect(o.get("uring")).block(TIMEOUT));
         Requesting<Payload> onShm = RivuletSide.requesting(shm.connect(o.get("shm")).block(TIMEOUT));
         RSocketSide.Client rsocket = RSocketSide.connect(Integer.parseInt(o.get("rsocket-port")));
-        Requesting<Buffer> uringEcho = EchoSide.requesting(uring.connect(o.get("uring-echo")).block(TIMEOUT));
-        Requesting<Buffer> shmEcho = EchoSide.requesting(shm.connect(o.get("shm-echo")).block(TIMEOUT));
+        Requesting<Buffer> uringEcho = EchoSide.requesting(uring.connect(o.get("uring-echo")).block(TIMEOUT),
+                uring.connect(o.get("uring-echo")).block(TIMEOUT));
+        Requesting<Buffer> shmEcho = EchoSide.requesting(shm.connect(o.get("shm-echo")).block(TIMEOUT),
+                shm.connect(o.get("shm-echo")).block(TIMEOUT));
         System.out.println("READY");
         System.out.flush();
         CommandLoop.run(HotTransport::command, (mode, size, count) -> {
