@@ -51,7 +51,9 @@ final class Inbound {
     private @Nullable Buffer frame;
     private ReceiveFlux.@Nullable Receiver receiver;
     private final long lingerNanos;
-    /** While no subscriber listens after one cancelled: when what waits stops waiting (coarse loop clock); else 0. */
+    /** Nobody listens since a subscriber cancelled; what waits is kept for the next one until the deadline. */
+    private boolean lingering;
+    /** When what waits stops waiting (coarse loop clock), while {@link #lingering}. */
     private long lingerDeadline;
     /** No subscriber and the linger is over: every message is discarded as it arrives, its credit granted again. */
     private boolean discarding;
@@ -156,7 +158,7 @@ final class Inbound {
             return;
         }
         receiver = r;
-        lingerDeadline = 0;
+        lingering = false;
         discarding = false; // from the next message on: what arrived meanwhile is gone, as the linger said
         serviceReceiver();
     }
@@ -166,10 +168,10 @@ final class Inbound {
      * the endpoint discards (see the class comment).
      */
     void checkLinger(long now) {
-        if (lingerDeadline == 0 || now - lingerDeadline < 0) {
+        if (!lingering || now - lingerDeadline < 0) {
             return;
         }
-        lingerDeadline = 0;
+        lingering = false;
         startDiscarding();
     }
 
@@ -252,8 +254,8 @@ final class Inbound {
         } else if (lingerNanos == 0) {
             startDiscarding();
         } else {
+            lingering = true;
             lingerDeadline = engine.loop().coarseNanos() + lingerNanos;
-            lingerDeadline |= lingerDeadline == 0 ? 1 : 0; // 0 means no linger
         }
     }
 

@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A non-blocking thread (a transport's polling thread, Reactor's parallel workers) never waits for memory. A size
  * class used from such a thread keeps headroom: when its free buffers run low a slab is registered on
  * {@link Schedulers#boundedElastic()} in the background; if the class still runs dry, a larger free buffer serves the
- * request, and only when there is none does the thread register a slab itself: one registration, not a wait on
- * another thread (counted in {@link #inlineGrowths()}). A registration that fails (a provider out of memory or
+ * request, and only when there is none does the thread register a slab itself: one registration (behind one the
+ * background has under way for that class, if any), not a wait for the background (counted in
+ * {@link #inlineGrowths()}). A registration that fails (a provider out of memory or
  * locked pages) fails the allocation at once with a typed, retryable {@link InsufficientResourcesException}.
  * {@link #reserve(int, int)} registers ahead of time for applications that know their sizes and want no
  * registration on their polling threads at all.
@@ -86,13 +87,10 @@ public final class BufferPool {
         int shift = shiftOf(size);
         boolean nonBlocking = Schedulers.isInNonBlockingThread();
         if (shift > MAX_CLASS_SHIFT) {
-            if (nonBlocking && !mayRegister) {
-                return null;
+            if (!nonBlocking) {
+                return allocateHuge(size);
             }
-            if (nonBlocking) {
-                inlineGrowths.incrementAndGet();
-            }
-            return allocateHuge(size);
+            return mayRegister ? registerInline(size, () -> allocateHuge(size)) : null;
         }
         SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
         if (!nonBlocking) {
@@ -199,16 +197,25 @@ public final class BufferPool {
     /**
      * The class ran dry on a non-blocking thread: registers a slab here rather than wait for the background one (a
      * registration is one system call; waiting would park a loop that serves other connections for as long as the
-     * background takes, or for ever if it cannot go on). A failed registration is a typed, retryable error.
+     * background takes, or for ever if it cannot go on).
      */
     private Buffer growInline(SizeClass sc) {
+        return registerInline(sc.size, sc::grow);
+    }
+
+    /**
+     * Runs {@code registration} on this non-blocking thread, counted; a registration that fails is a typed,
+     * retryable error. One the background has under way for the same class finishes first (the slab lock), and its
+     * buffer serves this request.
+     */
+    private Buffer registerInline(int size, java.util.function.Supplier<Buffer> registration) {
         inlineGrowths.incrementAndGet();
         try {
-            return sc.grow();
+            return registration.get();
         } catch (InsufficientResourcesException | ResourceClosedException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new InsufficientResourcesException("registering pool memory for " + sc.size + "-byte buffers "
+            throw new InsufficientResourcesException("registering pool memory for " + size + "-byte buffers "
                     + "failed: " + e.getMessage(), e);
         }
     }

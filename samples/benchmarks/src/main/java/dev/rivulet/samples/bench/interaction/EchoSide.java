@@ -30,13 +30,12 @@ final class EchoSide {
         // until its echo is in the outgoing frame; a stream request is read there and then.
         Flux<Buffer> out = endpoint.receive()
                 .map(b -> b.length() == StreamRequest.LENGTH
-                        ? (Object) new long[]{StreamRequest.count(b.segment()), StreamRequest.size(b.segment())}
-                        : b.retain())
+                        ? StreamRequest.answer(StreamRequest.count(b.segment()), StreamRequest.size(b.segment()),
+                                data::retained)
+                        : Mono.just(b.retain()))
                 // An echo passes straight through (a scalar inner); the prefetch lets as many messages in flight as
                 // the echo alone would (its receive's credits come from this demand).
-                .concatMap(x -> x instanceof Buffer echo ? Mono.just(echo)
-                        : StreamRequest.answer(((long[]) x)[0], (int) ((long[]) x)[1], data::retained),
-                        endpoint.capabilities().receiveQueueDepth());
+                .concatMap(answer -> answer, endpoint.capabilities().receiveQueueDepth());
         endpoint.send(out).subscribe(null, e -> { });
         endpoint.onClose().subscribe(null, e -> data.close(), data::close);
     }
