@@ -38,7 +38,8 @@ final class Carriers {
         long bytes = 0;
         for (int i = 0, queued = pending.size(); i < queued; i++) {
             Op m = pending.get(i);
-            if (m.kind != OpKind.SEND || m.claims != null || m.isCancelled() || m.buffer.length() > COALESCE_LIMIT
+            if (m.kind != OpKind.SEND || m.claims != null || m.isCancelled() || m.body() != null
+                    || m.buffer.length() > COALESCE_LIMIT
                     || n == MAX_BATCH || n == credits
                     || bytes + BatchFraming.recordSize(m.buffer.length()) > maxBytes) {
                 break;

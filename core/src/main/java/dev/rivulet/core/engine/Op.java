@@ -45,6 +45,8 @@ public final class Op implements RejectableTask {
     long startNanos;
     boolean posted;
     private MemoryRegion pinnedLocal;
+    /** The region of a send's {@link #body()}, pinned while the op is queued or posted. */
+    private @Nullable MemoryRegion pinnedBody;
     private volatile boolean cancelled;
     /** Free for the wire: e.g. a native context slot index or a posting sequence number. */
     public long wireTag;
@@ -89,9 +91,23 @@ public final class Op implements RejectableTask {
         return kind;
     }
 
-    /** The message of a {@link OpKind#SEND}. */
+    /**
+     * The message of a {@link OpKind#SEND}, or its first part when it has a {@link #body()}: only a wire that
+     * {@linkplain Wire#gathers() gathers} ever sees one with a body.
+     */
     public Buffer buffer() {
         return buffer;
+    }
+
+    /** The second part of a send's message: its bytes follow {@link #buffer()}'s; null for a message in one piece. */
+    public @Nullable Buffer body() {
+        return buffer == null ? null : MEMORY.body(buffer);
+    }
+
+    /** A send's whole message length: {@link #buffer()} and {@link #body()} together. */
+    public int messageLength() {
+        Buffer b = body();
+        return buffer.length() + (b == null ? 0 : b.length());
     }
 
     /** Local memory of a put (source) or get (destination). */
@@ -131,7 +147,7 @@ public final class Op implements RejectableTask {
     /** Payload bytes, for accounting. */
     public long bytes() {
         return switch (kind) {
-            case SEND -> buffer.length() - (long) batchRecords * BatchFraming.RECORD_HEADER;
+            case SEND -> messageLength() - (long) batchRecords * BatchFraming.RECORD_HEADER;
             case PUT, GET -> local.length();
             case ATOMIC -> width;
             default -> 0;
@@ -160,15 +176,44 @@ public final class Op implements RejectableTask {
             return false;
         }
         pinnedLocal = r;
+        Buffer b = kind == OpKind.SEND ? body() : null;
+        if (b != null) {
+            if (!MEMORY.tryPin(b.region())) {
+                MEMORY.unpin(r);
+                pinnedLocal = null;
+                return false;
+            }
+            pinnedBody = b.region();
+        }
         return true;
     }
 
-    /** Unpins memory and drops the send buffer's reference: the provider is done with both. */
-    void releaseResources() {
+    /**
+     * Puts {@code joined}, a copy of this send's two parts in one buffer, in their place (for a wire that does not
+     * gather): the parts and their pins go, {@code joined} is pinned instead.
+     */
+    void replaceMessage(Buffer joined) {
+        unpinAll();
+        Buffer old = buffer;
+        buffer = joined;
+        old.release(); // and the body with it
+        pin(); // a pool buffer allocated just now: its slab is open
+    }
+
+    private void unpinAll() {
         if (pinnedLocal != null) {
             MEMORY.unpin(pinnedLocal);
             pinnedLocal = null;
         }
+        if (pinnedBody != null) {
+            MEMORY.unpin(pinnedBody);
+            pinnedBody = null;
+        }
+    }
+
+    /** Unpins memory and drops the send buffer's reference: the provider is done with both. */
+    void releaseResources() {
+        unpinAll();
         if (buffer != null) {
             Buffer b = buffer;
             buffer = null;

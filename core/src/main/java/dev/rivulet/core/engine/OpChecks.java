@@ -7,6 +7,8 @@ import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.MessageTooLargeException;
 import dev.rivulet.core.error.OperationNotSupportedException;
 import dev.rivulet.core.error.RemoteAccessException;
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.memory.RegisteredSlice;
@@ -18,6 +20,8 @@ import dev.rivulet.core.memory.RemoteMemory;
  */
 final class OpChecks {
 
+    private static final MemoryAccess MEMORY = Internals.memory();
+
     private OpChecks() {
     }
 
@@ -28,8 +32,16 @@ final class OpChecks {
         if (buffer.region().domain() != memory) {
             throw new InvalidMemoryException("buffer is not registered with this transport's memory domain");
         }
-        if (buffer.length() > caps.maxMessageSize()) {
-            throw new MessageTooLargeException("message of " + buffer.length() + " bytes exceeds the maximum of "
+        long length = buffer.length();
+        Buffer body = MEMORY.body(buffer);
+        if (body != null) {
+            if (body.refCnt() <= 0 || body.region().domain() != memory) {
+                throw new InvalidMemoryException("a message's body must be a live buffer of this transport's memory");
+            }
+            length += body.length();
+        }
+        if (length > caps.maxMessageSize()) {
+            throw new MessageTooLargeException("message of " + length + " bytes exceeds the maximum of "
                     + caps.maxMessageSize() + " on " + caps.transport());
         }
     }

@@ -6,11 +6,15 @@ import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.credit.CreditLedger;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.MemoryDomain;
 import dev.rivulet.core.metrics.TransportMetrics;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * Everything one endpoint posts, in order: the pending FIFO, the send slots ({@code sendQueueDepth}), the peer's
@@ -37,6 +41,8 @@ final class Outbound {
     private final CreditLedger ledger;
     private final int sendDepth;
     private final int maxBatchBytes;
+    /** Whether the wire writes a send's two parts itself ({@link Wire#gathers()}); else {@link #join} does. */
+    private final boolean gathers;
     /**
      * Messages one claimed frame carries at most: a quarter of the receive depth, so that while the peer takes one
      * frame the next is on its way and the credits it returns arrive before the window runs dry.
@@ -64,6 +70,7 @@ final class Outbound {
         this.ledger = ledger;
         this.sendDepth = wire.capabilities().sendQueueDepth();
         this.maxBatchBytes = wire.maxBatchBytes();
+        this.gathers = wire.gathers();
         this.claimedPerFrame = Math.max(1, wire.capabilities().receiveQueueDepth() / 4);
         this.carriers = new Carriers(engine);
         this.pieces = new RmaPieces(engine, wire.capabilities().maxRmaSize());
@@ -77,6 +84,25 @@ final class Outbound {
         }
         pending.addLast(op);
         metrics.pendingDelta(1);
+        return true;
+    }
+
+    /**
+     * A send in two parts for a wire that takes one buffer: both copied into one pooled buffer now, just before it is
+     * posted (so the copy runs on memory the pool handed out last, still in cache); false when the pool has no
+     * buffer right now (the send waits, as a claimed frame does).
+     */
+    private boolean join(Op op) {
+        Buffer head = op.buffer;
+        Buffer body = Objects.requireNonNull(op.body());
+        Buffer joined = memory.buffers().tryAllocate(head.length() + body.length());
+        if (joined == null) {
+            return false;
+        }
+        MemorySegment to = joined.capacitySegment();
+        MemorySegment.copy(head.capacitySegment(), 0, to, 0, head.length());
+        MemorySegment.copy(body.capacitySegment(), 0, to, head.length(), body.length());
+        op.replaceMessage(joined.length(head.length() + body.length()));
         return true;
     }
 
@@ -161,6 +187,10 @@ final class Outbound {
                             work++;
                             continue;
                         }
+                        if (!gathers && op.body() != null && !join(op)) {
+                            noResource();
+                            return work;
+                        }
                         long grant = ledger.piggybackGrant();
                         rc = wire.send(ControlWord.encode(ControlWord.DATA, grant), op);
                         if (rc == Wire.NO_RESOURCE) {
@@ -168,7 +198,7 @@ final class Outbound {
                             return work;
                         }
                         dataPosted(grant, 1);
-                        metrics.bytesSent(op.buffer.length());
+                        metrics.bytesSent(op.bytes());
                     }
                     case PUT, GET, ATOMIC -> {
                         if (inFlight >= sendDepth) {

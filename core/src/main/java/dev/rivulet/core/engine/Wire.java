@@ -75,6 +75,16 @@ public interface Wire extends AccessScope {
         return 0;
     }
 
+    /**
+     * Whether {@link #send} may be handed a message in two parts ({@link Op#body()} after {@link Op#buffer()}), which
+     * the wire writes as one message as it copies it out, so that a payload reaches the wire without being copied
+     * behind a header first. For a wire that does not, the engine joins the parts into one buffer just before it
+     * posts the send.
+     */
+    default boolean gathers() {
+        return false;
+    }
+
     /** Reaps completions and arrivals; returns how many. */
     int poll(WireEvents events);
 

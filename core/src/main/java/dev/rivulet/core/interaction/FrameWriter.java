@@ -1,7 +1,10 @@
 package dev.rivulet.core.interaction;
 
 import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.engine.EndpointEngine;
 import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.internal.Internals;
+import dev.rivulet.core.internal.MemoryAccess;
 import dev.rivulet.core.interaction.frame.ErrorCode;
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
@@ -26,14 +29,23 @@ final class FrameWriter {
 
     /** Largest frame written, so that fragments of a large payload stay in pooled buffers. */
     static final int MAX_FRAGMENT = 8 << 20;
+    /**
+     * Smallest payload sent behind its header without a copy ({@link MemoryAccess#attachBody}): below this the copy
+     * costs less than what a frame in one piece saves (a small frame may share a coalesced send with others).
+     */
+    static final int GATHER_FROM = 1024;
+    private static final MemoryAccess MEMORY = Internals.memory();
 
     private final Endpoint endpoint;
+    /** Whether the endpoint is Rivulet's engine, which sends a header buffer's attached body with it. */
+    private final boolean gathers;
     private final long maxFrame;
     private final int fragment;
     private volatile @Nullable FluxSink<Buffer> sink;
 
     FrameWriter(Endpoint endpoint) {
         this.endpoint = endpoint;
+        this.gathers = endpoint instanceof EndpointEngine;
         this.maxFrame = Math.min(Integer.MAX_VALUE, endpoint.capabilities().maxMessageSize());
         this.fragment = (int) Math.min(maxFrame, MAX_FRAGMENT);
     }
@@ -87,7 +99,7 @@ final class FrameWriter {
 
     /**
      * A frame carrying {@code payload}, in fragments ({@link Frames#FOLLOWS}) when it is larger than one frame; its
-     * buffer, if it was built from one, is released once copied. Throws {@link MessageTooLargeException} (and releases
+     * buffer, if it was built from one, goes with the frame as its second part or is released once copied. Throws {@link MessageTooLargeException} (and releases
      * that buffer) when its metadata alone does not fit the first fragment.
      */
     void payload(int streamId, int type, int flags, int n, Payload payload) {
@@ -96,12 +108,22 @@ final class FrameWriter {
             byte[] m = payload.metadata().encoded();
             int metaLength = m.length;
             long size = (long) Frames.HEADER + metaLength + payload.dataLength();
+            if (size <= fragment && canGather(own, payload)) {
+                Buffer head = endpoint.memory().allocate(Frames.HEADER + metaLength);
+                MemorySegment s = head.capacitySegment();
+                Frames.writeHeader(s, streamId, type, flags, n, metaLength);
+                MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
+                MEMORY.attachBody(head.length(Frames.HEADER + metaLength), own);
+                own = null; // the head holds its reference now
+                emit(head);
+                return;
+            }
             if (size <= fragment) {
                 Buffer b = endpoint.memory().allocate((int) size);
                 MemorySegment s = b.capacitySegment();
                 Frames.writeHeader(s, streamId, type, flags, n, metaLength);
                 MemorySegment.copy(m, 0, s, ValueLayout.JAVA_BYTE, Frames.HEADER, metaLength);
-                MemorySegment.copy(payload.data(), 0, s, Frames.HEADER + metaLength, payload.dataLength());
+                payload.copyData(s, Frames.HEADER + metaLength);
                 emit(b.length((int) size));
                 return;
             }
@@ -115,6 +137,15 @@ final class FrameWriter {
                 own.release();
             }
         }
+    }
+
+    /**
+     * Whether {@code payload}'s data can follow its frame header as a buffer of its own: it is all of a registered
+     * buffer of this endpoint's memory, and large enough for that to beat a copy.
+     */
+    private boolean canGather(@Nullable Buffer own, Payload payload) {
+        return gathers && own != null && payload.dataLength() >= GATHER_FROM && own.length() == payload.dataLength()
+                && own.region().domain() == endpoint.memory();
     }
 
     /** A payload larger than a frame: the first fragment with the metadata, then PAYLOAD fragments. */

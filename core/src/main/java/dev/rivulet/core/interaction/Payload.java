@@ -133,6 +133,16 @@ public final class Payload {
         return frame.capacitySegment().asSlice(dataOffset, dataLength);
     }
 
+    /** Copies the data bytes into {@code to} at {@code offset}, without making a view of them (nothing allocated). */
+    void copyData(MemorySegment to, long offset) {
+        if (data != null) {
+            MemorySegment.copy(data, 0, to, offset, dataLength);
+        } else {
+            assert frame != null;
+            frame.copyTo(dataOffset, to, offset, dataLength); // checks that the buffer is still held
+        }
+    }
+
     /** A copy of the data bytes. */
     public byte[] dataBytes() {
         return data().toArray(ValueLayout.JAVA_BYTE);

@@ -58,6 +58,16 @@ public interface MemoryAccess {
     /** The provider's local descriptor of a region ({@code fi_mr_desc}), or {@link MemorySegment#NULL}. */
     MemorySegment descriptor(MemoryRegion region);
 
+    /**
+     * Makes {@code body} the bytes that follow {@code head}'s when {@code head} is sent as a message: a wire that
+     * gathers writes both, the engine joins them for one that does not. {@code head} takes over the caller's
+     * reference to {@code body} and releases it with its own last release.
+     */
+    void attachBody(Buffer head, Buffer body);
+
+    /** The buffer whose bytes follow {@code head}'s in its message ({@link #attachBody}), or null. */
+    @Nullable Buffer body(Buffer head);
+
     /** A new lender of views for one receiver ({@link BufferLending}). */
     BufferLending newLending();
 }

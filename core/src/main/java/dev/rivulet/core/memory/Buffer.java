@@ -93,6 +93,12 @@ public final class Buffer {
     private @Nullable Buffer source;
     /** Whether this view was retained during its loan and is now an owned buffer (never lent again). */
     private boolean adopted;
+    /**
+     * The bytes that follow this buffer's in the message it is sent as (a frame's header here, its payload there), so
+     * that a wire able to write two parts sends the payload without a copy; this buffer holds the body's reference and
+     * gives it up with its own last release. Set only by Rivulet itself ({@code MemoryAccess.attachBody}).
+     */
+    private @Nullable Buffer body;
     @Nullable Object leakRecord;
 
     Buffer(BufferPool pool, FreeList.@Nullable Slab home, MemoryRegion region, long regionOffset, int capacity) {
@@ -298,6 +304,11 @@ public final class Buffer {
     }
 
     private void freed() {
+        Buffer b = body;
+        if (b != null) {
+            body = null;
+            b.release();
+        }
         if (pool != null) {
             pool.recycle(this);
         } else if (source != null) {
@@ -402,6 +413,18 @@ public final class Buffer {
         this.slice = null;
         long s = (long) STATE.getVolatile(this);
         STATE.setVolatile(this, (((s >>> 32) + 1) << 32) | 1L);
+    }
+
+    /** See {@link #body}: {@code b} follows this buffer's bytes; this buffer takes over the caller's reference. */
+    void attachBody(Buffer b) {
+        if (body != null) {
+            throw new IllegalStateException("a buffer carries one body");
+        }
+        body = b;
+    }
+
+    @Nullable Buffer body() {
+        return body;
     }
 
     FreeList.@Nullable Slab home() {

@@ -81,4 +81,14 @@ final class MemoryAccessImpl implements MemoryAccess {
     public BufferLending newLending() {
         return new LendingRing();
     }
+
+    @Override
+    public void attachBody(Buffer head, Buffer body) {
+        head.attachBody(body);
+    }
+
+    @Override
+    public @Nullable Buffer body(Buffer head) {
+        return head.body();
+    }
 }

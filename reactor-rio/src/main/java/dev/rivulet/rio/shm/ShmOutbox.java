@@ -7,6 +7,7 @@ import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.loop.ProgressLoop;
 import dev.rivulet.core.memory.Grant;
 import dev.rivulet.core.remote.SoftwareTarget;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -141,8 +142,8 @@ final class ShmOutbox {
     // ================================================================================================ transfers
 
     /** Starts copying a large message's bytes after its LARGE record; its send completes with the last chunk. */
-    void startMessage(Op op, MemorySegment source, long length) {
-        transfer = outgoing.set(StagedTransfer.MESSAGE, op, source, length);
+    void startMessage(Op op, MemorySegment source, @Nullable MemorySegment tail, long length) {
+        transfer = outgoing.set(StagedTransfer.MESSAGE, op, source, length).tail(tail);
         pumpTransfer();
     }
 
@@ -198,7 +199,7 @@ final class ShmOutbox {
 
     private void copyChunk(StagedTransfer.Outgoing t, long index, int n) {
         if (t.purpose != StagedTransfer.GET_ANSWER) {
-            MemorySegment.copy(t.source, t.done, conn.outPool.data, index, n);
+            t.copyOut(conn.outPool.data, index, n);
         } else if (!target.copyOut(t.grant, t.address + t.done, conn.outPool.data, index, n)) {
             throw new IllegalStateException("granted memory was freed under a get being answered");
         }

@@ -154,13 +154,17 @@ final class ShmWire implements Wire {
             return NO_RESOURCE;
         }
         Buffer b = op.buffer();
-        int length = b.length();
+        Buffer body = op.body();
+        int length = op.messageLength();
         if (length <= threshold) {
             long at = conn.out.claim(Records.MESSAGE, controlWord, length);
             if (at < 0) {
                 return outbox.blockedOnRoom();
             }
-            MemorySegment.copy(b.capacitySegment(), 0, conn.out.data(), at, length);
+            MemorySegment.copy(b.capacitySegment(), 0, conn.out.data(), at, b.length());
+            if (body != null) {
+                MemorySegment.copy(body.capacitySegment(), 0, conn.out.data(), at + b.length(), body.length());
+            }
             outbox.published();
             return DONE;
         }
@@ -170,7 +174,8 @@ final class ShmWire implements Wire {
         }
         conn.out.data().set(ValueLayout.JAVA_LONG, at, length);
         outbox.published();
-        outbox.startMessage(op, b.capacitySegment(), length);
+        outbox.startMessage(op, b.capacitySegment().asSlice(0, b.length()),
+                body == null ? null : body.capacitySegment().asSlice(0, body.length()), length);
         return POSTED;
     }
 
@@ -190,6 +195,12 @@ final class ShmWire implements Wire {
         }
         outbox.published();
         return DONE;
+    }
+
+    /** A message's two parts are copied into the ring or the staging pool one after the other. */
+    @Override
+    public boolean gathers() {
+        return true;
     }
 
     @Override

@@ -3,8 +3,10 @@ package dev.rivulet.rio.shm;
 import dev.rivulet.core.engine.Op;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.Grant;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * The state of the staged transfers of one shared-memory connection: bytes copied chunk by chunk through a staging
@@ -31,6 +33,8 @@ final class StagedTransfer {
         Op op;
         /** Where the bytes come from: the message or the put's local memory (null for a get answer). */
         MemorySegment source;
+        /** A message's second part ({@code Op.body()}), whose bytes follow all of {@link #source}'s; or null. */
+        @Nullable MemorySegment tail;
         long total;
         /** A get answer's grant, pinned until the last chunk is out, and the remote address it starts at. */
         Grant grant;
@@ -46,6 +50,7 @@ final class StagedTransfer {
             this.purpose = purpose;
             this.op = op;
             this.source = source;
+            this.tail = null;
             this.total = total;
             grant = null;
             address = 0;
@@ -54,6 +59,29 @@ final class StagedTransfer {
             pendingPosition = 0;
             pendingLength = 0;
             return this;
+        }
+
+        /** The message continues in {@code tail} after {@link #source} (null: it does not). */
+        Outgoing tail(@Nullable MemorySegment tail) {
+            this.tail = tail;
+            return this;
+        }
+
+        /** Copies the next {@code n} bytes from {@link #done} on into {@code to} at {@code index}, across both parts. */
+        void copyOut(MemorySegment to, long index, int n) {
+            long split = tail == null ? total : source.byteSize();
+            long at = done;
+            int left = n;
+            if (at < split) {
+                int k = (int) Math.min(left, split - at);
+                MemorySegment.copy(source, at, to, index, k);
+                at += k;
+                index += k;
+                left -= k;
+            }
+            if (left > 0) {
+                MemorySegment.copy(Objects.requireNonNull(tail), at - split, to, index, left);
+            }
         }
     }
 

@@ -148,6 +148,10 @@ public final class StreamWire implements Wire, ChannelUser {
             return DONE;
         }
         Buffer b = op.buffer();
+        Buffer body = op.body();
+        if (body != null) {
+            return sendInTwoParts(controlWord, op, b, body);
+        }
         int len = b.length();
         boolean copy = len <= copyLimit;
         long at = writer.beginFrame(FrameKind.MESSAGE, controlWord, len, copy ? len : 0);
@@ -162,6 +166,40 @@ public final class StreamWire implements Wire, ChannelUser {
         }
         writer.pump();
         return POSTED;
+    }
+
+    /**
+     * A message whose bytes continue in {@code body}: a small one is copied into the staging buffer part after part;
+     * a larger one has its first part staged behind the frame header (or written from its own memory when that part
+     * is large too) and its body written from the body's memory, in the same gather write where the channel gathers.
+     */
+    private int sendInTwoParts(long controlWord, Op op, Buffer head, Buffer body) {
+        int len = head.length() + body.length();
+        boolean copy = len <= copyLimit;
+        boolean stageHead = copy || head.length() <= copyLimit;
+        long at = writer.beginFrame(FrameKind.MESSAGE, controlWord, len, copy ? len : stageHead ? head.length() : 0);
+        if (at < 0) {
+            return NO_RESOURCE;
+        }
+        if (stageHead) {
+            MemorySegment.copy(head.capacitySegment(), 0, writer.staging(), at, head.length());
+        } else {
+            writer.appendPayload(head.capacitySegment(), head.length(), head.retain(), null, null);
+        }
+        if (copy) {
+            MemorySegment.copy(body.capacitySegment(), 0, writer.staging(), at + head.length(), body.length());
+            writer.completesWithFrame(op);
+        } else {
+            writer.appendPayload(body.capacitySegment(), body.length(), body.retain(), null, op);
+        }
+        writer.pump();
+        return POSTED;
+    }
+
+    /** A message's two parts go into one frame: copied into the staging buffer, or written from their memory. */
+    @Override
+    public boolean gathers() {
+        return true;
     }
 
     @Override
