@@ -2,7 +2,6 @@ package dev.rivulet.core;
 
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -29,25 +28,31 @@ import java.util.function.UnaryOperator;
  *       ({@link Transports#shared(String)}): polling threads and registered memory are shared, as Reactor Netty
  *       shares its event loops;</li>
  *   <li>with {@link #runOn(Transport)} on a transport of the caller's, which stays open after the endpoint closes;</li>
+ *   <li>with {@link #runOn(TransportResources)} on the transport a group of clients and servers shares, configured
+ *       once for the group;</li>
  *   <li>with {@link #config} or {@link #metrics} on a transport of its own with that configuration, opened for this
  *       endpoint and closed with it.</li>
  * </ul>
- * {@code runOn} and a configuration of the client's own exclude each other: configure the transport you run on.
+ * {@code runOn} and a configuration of the client's own exclude each other: configure the transport or resources you
+ * run on. The JVM's shared transports are configured with {@link Transports#configureShared}.
  */
 public final class RivuletClient {
 
     private final @Nullable String address;
     private final @Nullable Transport transport;
+    private final @Nullable TransportResources resources;
     private final @Nullable TransportConfig config;
     private final @Nullable Duration connectTimeout;
     private final Consumer<? super Endpoint> onConnected;
     private final Consumer<? super Endpoint> onDisconnected;
 
     private RivuletClient(@Nullable String address, @Nullable Transport transport,
-                          @Nullable TransportConfig config, @Nullable Duration connectTimeout,
-                          Consumer<? super Endpoint> onConnected, Consumer<? super Endpoint> onDisconnected) {
+                          @Nullable TransportResources resources, @Nullable TransportConfig config,
+                          @Nullable Duration connectTimeout, Consumer<? super Endpoint> onConnected,
+                          Consumer<? super Endpoint> onDisconnected) {
         this.address = address;
         this.transport = transport;
+        this.resources = resources;
         this.config = config;
         this.connectTimeout = connectTimeout;
         this.onConnected = onConnected;
@@ -55,22 +60,36 @@ public final class RivuletClient {
     }
 
     public static RivuletClient create() {
-        return new RivuletClient(null, null, null, null, e -> { }, e -> { });
+        return new RivuletClient(null, null, null, null, null, e -> { }, e -> { });
     }
 
     /** Where to connect, e.g. {@code local://orders} or {@code fabric://10.0.0.2:7000?provider=tcp}. */
     public RivuletClient remoteAddress(String address) {
-        return new RivuletClient(address, transport, config, connectTimeout, onConnected, onDisconnected);
+        return new RivuletClient(address, transport, resources, config, connectTimeout, onConnected, onDisconnected);
     }
 
     /** Uses an existing transport (its polling threads and memory domain); it stays open after disconnect. */
     public RivuletClient runOn(Transport transport) {
+        requireNoOwnConfig("run on a given transport");
+        return new RivuletClient(address, Objects.requireNonNull(transport, "transport"), null, null, connectTimeout,
+                onConnected, onDisconnected);
+    }
+
+    /**
+     * Runs on the transport {@code resources} hold for the remote address's kind (opened on first use, shared with
+     * every client and server running on them, closed when they are disposed, not when the endpoint closes).
+     */
+    public RivuletClient runOn(TransportResources resources) {
+        requireNoOwnConfig("run on given resources");
+        return new RivuletClient(address, null, Objects.requireNonNull(resources, "resources"), null, connectTimeout,
+                onConnected, onDisconnected);
+    }
+
+    private void requireNoOwnConfig(String what) {
         if (config != null) {
             throw new InvalidRequestException("this client has a configuration of its own (config or metrics); it "
-                    + "cannot also run on a given transport: configure that transport instead");
+                    + "cannot also " + what + ": configure that transport or those resources instead");
         }
-        return new RivuletClient(address, Objects.requireNonNull(transport, "transport"), null, connectTimeout,
-                onConnected, onDisconnected);
     }
 
     /**
@@ -78,12 +97,12 @@ public final class RivuletClient {
      * earlier calls set), opened on connect and closed with the endpoint.
      */
     public RivuletClient config(UnaryOperator<TransportConfig> change) {
-        if (transport != null) {
-            throw new InvalidRequestException("this client runs on a given transport, whose configuration is fixed: "
-                    + "configure that transport instead");
+        if (transport != null || resources != null) {
+            throw new InvalidRequestException("this client runs on a given transport or resources, whose "
+                    + "configuration is fixed: configure those instead");
         }
         TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
-        return new RivuletClient(address, null, Objects.requireNonNull(c, "config"), connectTimeout, onConnected,
+        return new RivuletClient(address, null, null, Objects.requireNonNull(c, "config"), connectTimeout, onConnected,
                 onDisconnected);
     }
 
@@ -101,16 +120,16 @@ public final class RivuletClient {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new InvalidRequestException("connectTimeout must be positive, got " + timeout);
         }
-        return new RivuletClient(address, transport, config, timeout, onConnected, onDisconnected);
+        return new RivuletClient(address, transport, resources, config, timeout, onConnected, onDisconnected);
     }
 
     public RivuletClient doOnConnected(Consumer<? super Endpoint> hook) {
-        return new RivuletClient(address, transport, config, connectTimeout, Objects.requireNonNull(hook),
+        return new RivuletClient(address, transport, resources, config, connectTimeout, Objects.requireNonNull(hook),
                 onDisconnected);
     }
 
     public RivuletClient doOnDisconnected(Consumer<? super Endpoint> hook) {
-        return new RivuletClient(address, transport, config, connectTimeout, onConnected,
+        return new RivuletClient(address, transport, resources, config, connectTimeout, onConnected,
                 Objects.requireNonNull(hook));
     }
 
@@ -127,7 +146,8 @@ public final class RivuletClient {
                 return transport.connect(address).doOnNext(this::connected);
             }
             if (config == null) {
-                return Mono.fromCallable(() -> Transports.shared(address))
+                TransportResources r = resources;
+                return Mono.fromCallable(() -> r != null ? r.forAddress(address) : Transports.shared(address))
                         .subscribeOn(Schedulers.boundedElastic())
                         .flatMap(t -> t.connect(address))
                         .doOnNext(this::connected);
@@ -153,19 +173,8 @@ public final class RivuletClient {
     }
 
     private Transport openOwnTransport() {
-        TransportProvider p = Transports.forAddress(address).orElseThrow(() -> new InvalidRequestException(
-                "no provider for address " + address + "; known: " + Transports.describe()));
-        TransportConfig c = config;
-        for (var e : p.optionsFor(address).entrySet()) {
-            String given = c.options().get(e.getKey());
-            if (given == null) {
-                c = c.option(e.getKey(), e.getValue());
-            } else if (!given.equals(e.getValue())) {
-                throw new InvalidRequestException("address " + address + " implies " + e.getKey() + "=" + e.getValue()
-                        + " but the configuration says " + given);
-            }
-        }
-        return Transports.open(p.name(), c);
+        return Transports.open(TransportResources.provider(address).name(),
+                TransportResources.withImpliedOptions(config, address));
     }
 
     private void connected(Endpoint ep) {

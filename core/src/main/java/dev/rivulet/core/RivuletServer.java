@@ -1,7 +1,6 @@
 package dev.rivulet.core;
 
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.spi.TransportProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -35,7 +34,8 @@ import java.util.function.UnaryOperator;
  * }</pre>
  *
  * Like {@link RivuletClient}, a server runs on the JVM's shared transport for its address by default, on a given
- * one with {@link #runOn}, or on one of its own with {@link #config} or {@link #metrics} (closed with the server).
+ * one or on a group's {@link TransportResources} with {@code runOn}, or on one of its own with {@link #config} or
+ * {@link #metrics} (closed with the server).
  */
 public final class RivuletServer {
 
@@ -43,47 +43,63 @@ public final class RivuletServer {
 
     private final @Nullable String address;
     private final @Nullable Transport transport;
+    private final @Nullable TransportResources resources;
     private final @Nullable TransportConfig config;
     private final Function<? super Endpoint, ? extends Publisher<Void>> handler;
     private final Consumer<? super Endpoint> onConnection;
 
     private RivuletServer(@Nullable String address, @Nullable Transport transport,
-                          @Nullable TransportConfig config,
+                          @Nullable TransportResources resources, @Nullable TransportConfig config,
                           Function<? super Endpoint, ? extends Publisher<Void>> handler,
                           Consumer<? super Endpoint> onConnection) {
         this.address = address;
         this.transport = transport;
+        this.resources = resources;
         this.config = config;
         this.handler = handler;
         this.onConnection = onConnection;
     }
 
     public static RivuletServer create() {
-        return new RivuletServer(null, null, null, ep -> Mono.never(), ep -> { });
+        return new RivuletServer(null, null, null, null, ep -> Mono.never(), ep -> { });
     }
 
     public RivuletServer bindAddress(String address) {
-        return new RivuletServer(address, transport, config, handler, onConnection);
+        return new RivuletServer(address, transport, resources, config, handler, onConnection);
     }
 
     /** Uses an existing transport; it stays open after the server is disposed. */
     public RivuletServer runOn(Transport transport) {
+        requireNoOwnConfig("run on a given transport");
+        return new RivuletServer(address, Objects.requireNonNull(transport, "transport"), null, null, handler,
+                onConnection);
+    }
+
+    /**
+     * Runs on the transport {@code resources} hold for the bind address's kind (shared with every client and server
+     * running on them; it stays open after the server is disposed, until the resources are).
+     */
+    public RivuletServer runOn(TransportResources resources) {
+        requireNoOwnConfig("run on given resources");
+        return new RivuletServer(address, null, Objects.requireNonNull(resources, "resources"), null, handler,
+                onConnection);
+    }
+
+    private void requireNoOwnConfig(String what) {
         if (config != null) {
             throw new InvalidRequestException("this server has a configuration of its own (config or metrics); it "
-                    + "cannot also run on a given transport: configure that transport instead");
+                    + "cannot also " + what + ": configure that transport or those resources instead");
         }
-        return new RivuletServer(address, Objects.requireNonNull(transport, "transport"), null, handler,
-                onConnection);
     }
 
     /** Gives the server a transport of its own with this configuration, closed with the server. */
     public RivuletServer config(UnaryOperator<TransportConfig> change) {
-        if (transport != null) {
-            throw new InvalidRequestException("this server runs on a given transport, whose configuration is fixed: "
-                    + "configure that transport instead");
+        if (transport != null || resources != null) {
+            throw new InvalidRequestException("this server runs on a given transport or resources, whose "
+                    + "configuration is fixed: configure those instead");
         }
         TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
-        return new RivuletServer(address, null, Objects.requireNonNull(c, "config"), handler, onConnection);
+        return new RivuletServer(address, null, null, Objects.requireNonNull(c, "config"), handler, onConnection);
     }
 
     public RivuletServer metrics(MeterRegistry registry) {
@@ -91,11 +107,11 @@ public final class RivuletServer {
     }
 
     public RivuletServer handle(Function<? super Endpoint, ? extends Publisher<Void>> handler) {
-        return new RivuletServer(address, transport, config, Objects.requireNonNull(handler), onConnection);
+        return new RivuletServer(address, transport, resources, config, Objects.requireNonNull(handler), onConnection);
     }
 
     public RivuletServer doOnConnection(Consumer<? super Endpoint> hook) {
-        return new RivuletServer(address, transport, config, handler, Objects.requireNonNull(hook));
+        return new RivuletServer(address, transport, resources, config, handler, Objects.requireNonNull(hook));
     }
 
     /** Binds on subscription (opening a transport, if it needs one, off the subscribing thread). */
@@ -105,8 +121,10 @@ public final class RivuletServer {
                 return Mono.error(new InvalidRequestException("bindAddress is not set"));
             }
             boolean own = config != null;
+            TransportResources r = resources;
             Mono<Transport> opened = transport != null ? Mono.just(transport)
-                    : Mono.fromCallable(() -> own ? openOwnTransport() : Transports.shared(address))
+                    : Mono.fromCallable(() -> own ? openOwnTransport()
+                                    : r != null ? r.forAddress(address) : Transports.shared(address))
                             .subscribeOn(Schedulers.boundedElastic());
             return opened.flatMap(t -> t.bind(address)
                     .map(listener -> new BoundServer(listener, t, own, this))
@@ -119,15 +137,8 @@ public final class RivuletServer {
     }
 
     private Transport openOwnTransport() {
-        TransportProvider p = Transports.forAddress(address).orElseThrow(() -> new InvalidRequestException(
-                "no provider for address " + address + "; known: " + Transports.describe()));
-        TransportConfig c = config;
-        for (var e : p.optionsFor(address).entrySet()) {
-            if (!c.options().containsKey(e.getKey())) {
-                c = c.option(e.getKey(), e.getValue());
-            }
-        }
-        return Transports.open(p.name(), c);
+        return Transports.open(TransportResources.provider(address).name(),
+                TransportResources.withImpliedOptions(config, address));
     }
 
     public BoundServer bindNow(Duration timeout) {

@@ -1,66 +1,61 @@
 package dev.rivulet.core;
 
 import dev.rivulet.core.error.InvalidRequestException;
-import dev.rivulet.core.spi.TransportProvider;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
+import java.util.function.UnaryOperator;
 
 /**
- * The transports clients and servers share when they are not given one ({@code runOn}) or a configuration of their
- * own, as Reactor Netty's {@code HttpResources} share event loops: one per provider and per set of options an address
- * implies (libfabric's provider), opened on first use with default settings, and disposed when the JVM exits or
- * {@link Transports#disposeShared()} is called. A disposed shared transport is replaced on next use.
+ * The JVM's shared {@link TransportResources}: what clients and servers use when they are given no resources, no
+ * transport and no configuration of their own, as Reactor Netty's {@code HttpResources} share event loops. Opened on
+ * first use (default settings unless {@link Transports#configureShared} said otherwise) and disposed when the JVM
+ * exits or {@link Transports#disposeShared()} is called; after that, the next use opens new ones with the same
+ * configuration.
  */
 final class SharedTransports {
 
-    private static final Logger log = LoggerFactory.getLogger(SharedTransports.class);
-    private static final Map<String, Transport> SHARED = new LinkedHashMap<>();
+    private static final String NAME = "shared";
+    private static TransportResources current = TransportResources.create(NAME);
     private static boolean hookInstalled;
 
     private SharedTransports() {
     }
 
     /** The shared transport for {@code address}, opened now if needed (may block: call it off polling threads). */
-    static synchronized Transport forAddress(String address) {
-        TransportProvider p = Transports.forAddress(address).orElseThrow(() -> new InvalidRequestException(
-                "no provider for address " + address + "; known: " + Transports.describe()));
-        Map<String, String> implied = new TreeMap<>(p.optionsFor(address));
-        String key = p.name() + implied.values().stream().map(v -> "-" + v).collect(Collectors.joining());
-        Transport t = SHARED.get(key);
-        if (t != null && !t.isDisposed()) {
-            return t;
+    static Transport forAddress(String address) {
+        TransportResources r;
+        synchronized (SharedTransports.class) {
+            if (!hookInstalled) {
+                hookInstalled = true;
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("rivulet-shared-shutdown").unstarted(
+                        SharedTransports::disposeAll));
+            }
+            r = current;
         }
-        TransportConfig config = TransportConfig.defaults().name("shared-" + key.replace('/', '-')).options(implied);
-        t = Transports.open(p.name(), config);
-        SHARED.put(key, t);
-        if (!hookInstalled) {
-            hookInstalled = true;
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("rivulet-shared-shutdown").unstarted(
-                    SharedTransports::disposeAll));
-        }
-        return t;
+        return r.forAddress(address);
     }
 
-    /** Disposes every shared transport (closing their endpoints); the next use opens new ones. */
+    /** The shared resources from now on have {@code change} applied to the defaults; refused while any is open. */
+    static synchronized void configure(UnaryOperator<TransportConfig> change) {
+        if (current.isInUse()) {
+            throw new InvalidRequestException("the shared transports are open already (" + current.name() + "): "
+                    + "configure them before first use, or after Transports.disposeShared()");
+        }
+        current = TransportResources.create(NAME, change);
+    }
+
+    /** The shared resources' configuration. */
+    static synchronized TransportConfig config() {
+        return current.config();
+    }
+
+    /** Disposes every shared transport (closing their endpoints); the next use opens new ones, configured alike. */
     static void disposeAll() {
-        List<Transport> all;
+        TransportResources old;
         synchronized (SharedTransports.class) {
-            all = new ArrayList<>(SHARED.values());
-            SHARED.clear();
+            old = current;
+            TransportConfig c = old.config();
+            current = TransportResources.create(NAME, d -> c);
         }
-        for (Transport t : all) {
-            try {
-                t.dispose();
-            } catch (RuntimeException e) {
-                log.warn("closing shared transport {} failed", t.id(), e);
-            }
-        }
+        old.dispose();
     }
 }

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /** Finds transport providers through {@link ServiceLoader} and opens transports by name, scheme or preference. */
@@ -58,16 +59,35 @@ public final class Transports {
     }
 
     /**
-     * The transport shared by clients and servers that reach {@code address} without a transport or a configuration
-     * of their own: one per provider (and per libfabric provider), opened with default settings on first use (this
-     * call may block then: make it off polling threads) and disposed when the JVM exits or by
-     * {@link #disposeShared()}.
+     * The transport shared by clients and servers that reach {@code address} without resources, a transport or a
+     * configuration of their own: one per provider (and per libfabric provider), opened on first use with the
+     * configuration {@link #configureShared} gave (the defaults otherwise; this call may block then: make it off
+     * polling threads) and disposed when the JVM exits or by {@link #disposeShared()}.
      */
     public static Transport shared(String address) {
         if (address == null) {
             throw new InvalidRequestException("address is null");
         }
         return SharedTransports.forAddress(address);
+    }
+
+    /**
+     * Configures the JVM's shared transports: each opens with {@code change} applied to the defaults (polling threads,
+     * queue depths, meter registry, options…), as Reactor Netty's {@code HttpResources.set} does for its loops. Call it
+     * at start-up, before the first client or server uses them, or after {@link #disposeShared()}; while any shared
+     * transport is open it fails with {@link InvalidRequestException}. For a group of clients with a configuration of
+     * its own, see {@link TransportResources}.
+     */
+    public static void configureShared(UnaryOperator<TransportConfig> change) {
+        if (change == null) {
+            throw new InvalidRequestException("change is null");
+        }
+        SharedTransports.configure(change);
+    }
+
+    /** The configuration the shared transports open with ({@link #configureShared}). */
+    public static TransportConfig sharedConfig() {
+        return SharedTransports.config();
     }
 
     /**

@@ -3,10 +3,9 @@ package dev.rivulet.core;
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ResourceClosedException;
-import dev.rivulet.core.memory.LeakDetector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import dev.rivulet.testing.NoLeaks;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -19,24 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What a Reactor Netty user expects of clients and servers: shared resources, failures that stay local, shutdown. */
+@ExtendWith(NoLeaks.class)
 class ClientServerTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
-    @BeforeEach
-    void detectLeaks() {
-        LeakDetector.enable();
-        LeakDetector.reset();
-    }
-
-    @AfterEach
-    void noLeaks() {
-        try {
-            LeakDetector.awaitNoLeaks(TIMEOUT);
-        } finally {
-            LeakDetector.disable();
-        }
-    }
 
     @Test
     void clientsAndServersWithoutATransportOfTheirOwnShareOne() {
