@@ -187,6 +187,23 @@ public final class RivuletClient {
         ep.onClose().subscribe(null, null, () -> onDisconnected.accept(ep));
     }
 
+    /**
+     * Keeps one connection to the remote address up from now on: connects at once, and again with exponential
+     * backoff from {@code minBackoff} up to {@code maxBackoff} whenever the connection is lost or cannot be made,
+     * until the returned {@link LiveConnection} is disposed.
+     */
+    public LiveConnection keepConnected(Duration minBackoff, Duration maxBackoff) {
+        if (address == null) {
+            throw new InvalidRequestException("remoteAddress is not set");
+        }
+        if (minBackoff == null || maxBackoff == null || minBackoff.isNegative() || minBackoff.isZero()
+                || maxBackoff.compareTo(minBackoff) < 0) {
+            throw new InvalidRequestException("backoff must be positive, at most " + maxBackoff + " and at least "
+                    + minBackoff);
+        }
+        return new LiveConnection(this, address, minBackoff, maxBackoff);
+    }
+
     /** Blocking {@link #connect()} for main methods and tests. */
     public Endpoint connectNow(Duration timeout) {
         return connect().block(timeout);

@@ -33,13 +33,18 @@ class TransportResourcesTest {
     @Test
     void clientsAndServersOnTheSameResourcesShareOneConfiguredTransportWithMetrics() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        TransportResources group = TransportResources.create("orders", c -> c.sendQueueDepth(16)
+        // snippet:begin group
+        TransportResources group = TransportResources.create("orders", c -> c
+                .sendQueueDepth(16)
                 .meterRegistry(registry));
+        // snippet:end
         try {
             RivuletServer.BoundServer server = RivuletServer.create().runOn(group).bindAddress("local://res-orders")
                     .handle(ep -> ep.send(ep.receive().retain())).bindNow();
+            // snippet:begin runOn
             Endpoint a = RivuletClient.create().runOn(group).remoteAddress("local://res-orders").connectNow();
             Endpoint b = RivuletClient.create().runOn(group).remoteAddress("local://res-orders").connectNow();
+            // snippet:end
             Transport t = group.forAddress("local://elsewhere");
             assertThat(server.transport()).isSameAs(t);
             assertThat(a.memory()).isSameAs(t.memory()).isSameAs(b.memory());
