@@ -11,6 +11,7 @@ module dev.rivulet.core {
     requires transitive micrometer.observation;
     requires org.slf4j;
     requires org.jctools.core;
+    requires reactor.pool;
     requires static org.jspecify;
 
     exports dev.rivulet.core;

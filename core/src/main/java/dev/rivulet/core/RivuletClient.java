@@ -204,6 +204,17 @@ public final class RivuletClient {
         return new LiveConnection(this, address, minBackoff, maxBackoff);
     }
 
+    /**
+     * A pool of connections to the remote address, each made by this client's {@link #connect()} when the pool needs
+     * one (so on the resources, transport or configuration this client runs on).
+     */
+    public ConnectionPool pool(ConnectionPool.Settings settings) {
+        if (address == null) {
+            throw new InvalidRequestException("remoteAddress is not set");
+        }
+        return new ConnectionPool(connect(), address, Objects.requireNonNull(settings, "settings"));
+    }
+
     /** Blocking {@link #connect()} for main methods and tests. */
     public Endpoint connectNow(Duration timeout) {
         return connect().block(timeout);

@@ -1,5 +1,7 @@
 package dev.rivulet.docs;
 
+import dev.rivulet.core.ConnectionPool;
+import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.local.LocalTransportProvider;
@@ -16,7 +18,10 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** docs/metrics.md's table names every meter a transport publishes, and no meter it does not publish. */
+/**
+ * docs/metrics.md's tables name every meter a transport and a connection pool publish, and no meter they do not
+ * publish.
+ */
 class MetricsDocsTest {
 
     private static final Pattern METER = Pattern.compile("^\\| `(rivulet\\.[a-z.]+)`(?:, `(rivulet\\.[a-z.]+)`)?",
@@ -26,12 +31,15 @@ class MetricsDocsTest {
     void theMetricsPageListsExactlyTheMetersATransportPublishes() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Transport t = new LocalTransportProvider().open(TransportConfig.defaults().meterRegistry(registry));
+        ConnectionPool pool = RivuletClient.create().remoteAddress("local://metrics-docs")
+                .pool(ConnectionPool.Settings.of("docs", 1).meterRegistry(registry));
         Set<String> published = new TreeSet<>();
         try {
             for (Meter m : registry.getMeters()) {
                 published.add(m.getId().getName());
             }
         } finally {
+            pool.dispose();
             t.dispose();
         }
         Set<String> documented = new TreeSet<>();
