@@ -11,6 +11,7 @@ import org.springframework.util.MimeType;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SynchronousSink;
 
 import java.util.Objects;
 
@@ -106,12 +107,8 @@ public final class RivuletRequester {
         }
 
         private <T> Mono<T> retrieveMono(ResolvableType type) {
-            return Mono.defer(() -> requester.requestResponse(single())).handle((answer, sink) -> {
-                T decoded = strategies.decode(answer, type);
-                if (decoded != null) {
-                    sink.next(decoded);
-                }
-            });
+            return Mono.defer(() -> requester.requestResponse(single()))
+                    .handle((answer, sink) -> decode(answer, type, sink));
         }
 
         /** Request-stream, or request-channel when the data is a publisher: the answers decoded as {@code type}. */
@@ -127,12 +124,15 @@ public final class RivuletRequester {
             Flux<Payload> answers = channelType != null
                     ? Flux.defer(() -> requester.requestChannel(channel(channelType)))
                     : Flux.defer(() -> requester.requestStream(single()));
-            return answers.handle((answer, sink) -> {
-                T decoded = strategies.decode(answer, type);
-                if (decoded != null) {
-                    sink.next(decoded);
-                }
-            });
+            return answers.handle((answer, sink) -> decode(answer, type, sink));
+        }
+
+        /** Decodes {@code answer} while it is lent (in its onNext); an answer decoding to nothing is skipped. */
+        private <T> void decode(Payload answer, ResolvableType type, SynchronousSink<T> sink) {
+            T decoded = strategies.decode(answer, type);
+            if (decoded != null) {
+                sink.next(decoded);
+            }
         }
 
         private Metadata metadata() {
