@@ -1,0 +1,160 @@
+package dev.rivulet.spring.requester;
+
+import dev.rivulet.core.interaction.Metadata;
+import dev.rivulet.core.interaction.Payload;
+import dev.rivulet.core.interaction.Requester;
+import dev.rivulet.spring.codec.RivuletStrategies;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.MimeType;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SynchronousSink;
+
+import java.util.Objects;
+
+/**
+ * Requests with objects instead of payloads, as {@code RSocketRequester} does:
+ * {@code requester.route("greet.{name}", "ada").data(request).retrieveMono(Greeting.class)}. Data is encoded with the
+ * strategies' encoders as the {@linkplain #dataContentType(MimeType) data content type} (JSON unless set), which the
+ * request's metadata names beside the route; answers are decoded as the content type their metadata names.
+ *
+ * <p>Immutable. Nothing is sent before subscription, and each subscription is a new request (encoded anew), so
+ * {@code retry} works. Answers are decoded in their {@code onNext}, while the received payload is valid.
+ */
+public final class RivuletRequester {
+
+    private final Requester requester;
+    private final RivuletStrategies strategies;
+    private final MimeType dataContentType;
+
+    private RivuletRequester(Requester requester, RivuletStrategies strategies, MimeType dataContentType) {
+        this.requester = requester;
+        this.strategies = strategies;
+        this.dataContentType = dataContentType;
+    }
+
+    /** Requests over {@code requester} with {@code strategies}' codecs, data as their default content type. */
+    public static RivuletRequester create(Requester requester, RivuletStrategies strategies) {
+        return new RivuletRequester(Objects.requireNonNull(requester, "requester"),
+                Objects.requireNonNull(strategies, "strategies"), strategies.defaultContentType());
+    }
+
+    /** This requester, with data encoded as {@code contentType} (for instance {@link RivuletStrategies#CBOR}). */
+    public RivuletRequester dataContentType(MimeType contentType) {
+        return new RivuletRequester(requester, strategies, Objects.requireNonNull(contentType, "contentType"));
+    }
+
+    public MimeType dataContentType() {
+        return dataContentType;
+    }
+
+    /** The requester underneath, for payload-level requests and for disposing of the session. */
+    public Requester requester() {
+        return requester;
+    }
+
+    public RivuletStrategies strategies() {
+        return strategies;
+    }
+
+    /**
+     * A request to {@code route}, whose {@code {...}} placeholders are replaced, in order, by {@code variables}
+     * ({@code route("orders.{id}.lines", 42)} requests {@code "orders.42.lines"}).
+     */
+    public RequestSpec route(String route, Object... variables) {
+        return new RequestSpec(RouteTemplate.expand(route, variables), null, null);
+    }
+
+    /** One request to one route: {@link #data} to give it data, then one of the terminal methods to send it. */
+    public final class RequestSpec {
+
+        private final String route;
+        private final @Nullable Object value;
+        /** The channel's payloads' type when the data is a publisher of them, else null. */
+        private final @Nullable ResolvableType channelType;
+
+        private RequestSpec(String route, @Nullable Object value, @Nullable ResolvableType channelType) {
+            this.route = route;
+            this.value = value;
+            this.channelType = channelType;
+        }
+
+        /** This request with {@code value} as its data (no data: an empty payload). */
+        public RequestSpec data(Object value) {
+            return new RequestSpec(route, Objects.requireNonNull(value, "value"), null);
+        }
+
+        /** This request as a request-channel: each of {@code values} is one payload ({@link #retrieveFlux}). */
+        public <T> RequestSpec data(Publisher<T> values, Class<T> type) {
+            return new RequestSpec(route, Objects.requireNonNull(values, "values"), ResolvableType.forClass(type));
+        }
+
+        /** Fire-and-forget: completes once the request is on its way. */
+        public Mono<Void> send() {
+            return Mono.defer(() -> requester.fireAndForget(single()));
+        }
+
+        /** Request-response, the answer decoded as {@code type} (completes empty without one). */
+        public <T> Mono<T> retrieveMono(Class<T> type) {
+            return retrieveMono(ResolvableType.forClass(type));
+        }
+
+        public <T> Mono<T> retrieveMono(ParameterizedTypeReference<T> type) {
+            return retrieveMono(ResolvableType.forType(type));
+        }
+
+        private <T> Mono<T> retrieveMono(ResolvableType type) {
+            return Mono.defer(() -> requester.requestResponse(single()))
+                    .handle((answer, sink) -> decode(answer, type, sink));
+        }
+
+        /** Request-stream, or request-channel when the data is a publisher: the answers decoded as {@code type}. */
+        public <T> Flux<T> retrieveFlux(Class<T> type) {
+            return retrieveFlux(ResolvableType.forClass(type));
+        }
+
+        public <T> Flux<T> retrieveFlux(ParameterizedTypeReference<T> type) {
+            return retrieveFlux(ResolvableType.forType(type));
+        }
+
+        private <T> Flux<T> retrieveFlux(ResolvableType type) {
+            Flux<Payload> answers = channelType != null
+                    ? Flux.defer(() -> requester.requestChannel(channel(channelType)))
+                    : Flux.defer(() -> requester.requestStream(single()));
+            return answers.handle((answer, sink) -> decode(answer, type, sink));
+        }
+
+        /** Decodes {@code answer} while it is lent (in its onNext); an answer decoding to nothing is skipped. */
+        private <T> void decode(Payload answer, ResolvableType type, SynchronousSink<T> sink) {
+            T decoded = strategies.decode(answer, type);
+            if (decoded != null) {
+                sink.next(decoded);
+            }
+        }
+
+        private Metadata metadata() {
+            return Metadata.builder().route(route).contentType(dataContentType.toString()).build();
+        }
+
+        /** The one payload of a request that is not a channel. */
+        private Payload single() {
+            if (channelType != null) {
+                throw new IllegalStateException("data given as a publisher: only retrieveFlux opens a channel");
+            }
+            Metadata metadata = metadata();
+            return value == null ? Payload.empty().metadata(metadata)
+                    : strategies.encode(value, ResolvableType.forInstance(value), dataContentType, metadata);
+        }
+
+        /** A channel's payloads: the first carries the route and content type, which hold for all of them. */
+        private Flux<Payload> channel(ResolvableType type) {
+            assert value != null;
+            Metadata first = metadata();
+            return Flux.from((Publisher<?>) value).index().map(indexed -> strategies.encode(indexed.getT2(), type,
+                    dataContentType, indexed.getT1() == 0 ? first : Metadata.EMPTY));
+        }
+    }
+}
