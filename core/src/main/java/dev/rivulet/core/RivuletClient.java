@@ -98,8 +98,8 @@ public final class RivuletClient {
      */
     public RivuletClient config(UnaryOperator<TransportConfig> change) {
         if (transport != null || resources != null) {
-            throw new InvalidRequestException("this client runs on a given transport or resources, whose "
-                    + "configuration is fixed: configure those instead");
+            throw new InvalidRequestException("this client runs on a given transport or on given resources, whose "
+                    + "configuration is fixed: configure that transport or those resources instead");
         }
         TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
         return new RivuletClient(address, null, null, Objects.requireNonNull(c, "config"), connectTimeout, onConnected,

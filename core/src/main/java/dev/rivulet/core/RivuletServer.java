@@ -95,8 +95,8 @@ public final class RivuletServer {
     /** Gives the server a transport of its own with this configuration, closed with the server. */
     public RivuletServer config(UnaryOperator<TransportConfig> change) {
         if (transport != null || resources != null) {
-            throw new InvalidRequestException("this server runs on a given transport or resources, whose "
-                    + "configuration is fixed: configure those instead");
+            throw new InvalidRequestException("this server runs on a given transport or on given resources, whose "
+                    + "configuration is fixed: configure that transport or those resources instead");
         }
         TransportConfig c = change.apply(config != null ? config : TransportConfig.defaults());
         return new RivuletServer(address, null, null, Objects.requireNonNull(c, "config"), handler, onConnection);

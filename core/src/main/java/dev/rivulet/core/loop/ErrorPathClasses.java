@@ -22,6 +22,7 @@ import dev.rivulet.core.error.InsufficientResourcesException;
 import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.error.NotConnectedException;
 import dev.rivulet.core.error.OperationNotSupportedException;
 import dev.rivulet.core.error.ProviderException;
 import dev.rivulet.core.error.RemoteAccessException;
@@ -64,7 +65,7 @@ public final class ErrorPathClasses {
             OperationNotSupportedException.class, InsufficientResourcesException.class, HandshakeException.class,
             AuthenticationException.class, ConnectionRefusedException.class, ConnectTimeoutException.class,
             TransportUnavailableException.class, RemoteApplicationException.class,
-            RequestRejectedException.class, Retryable.class,
+            RequestRejectedException.class, NotConnectedException.class, Retryable.class,
             CloseReason.class, CloseReason.Kind.class,
             LoopFaults.class,
     };
