@@ -27,7 +27,7 @@ class ExtentAllocatorTest {
         }
     }
 
-    @RepeatedTest(200)
+    @RepeatedTest(100)
     void randomAllocationsAndFreesNeverOverlapNorExceedTheCapacity(RepetitionInfo run) {
         Random random = new Random(run.getCurrentRepetition());
         ExtentAllocator extents = new ExtentAllocator(CAPACITY);
