@@ -202,7 +202,10 @@ public final class StorageClient implements SmartLifecycle {
                                     + id + " before it was done"));
                         }
                     }));
-        }).timeout(requestTimeout)).onErrorMap(this::failure);
+        }).timeout(requestTimeout)).onErrorMap(this::failure)
+                // A grant that arrives as the request is cancelled (its HTTP client gone, its time up) is dropped on
+                // the way: the access it holds ends then, or the storage node would keep the window until we go.
+                .doOnDiscard(Read.class, Read::end);
     }
 
     /** Deletes block {@code id}. */
