@@ -1,5 +1,6 @@
-// A small line chart on a canvas: a rolling window of series, each with a colour and a label. No library, nothing
-// fetched from the internet.
+// A small line chart on a canvas: a rolling window of series, each with a colour, a label and optionally a line
+// width and a dash pattern (so that a series drawn over another with the same values leaves it visible). No library,
+// nothing fetched from the internet.
 "use strict";
 
 class LineChart {
@@ -39,7 +40,8 @@ class LineChart {
     }
     this.series.forEach((s, si) => {
       ctx.strokeStyle = s.colour;
-      ctx.lineWidth = 2;
+      ctx.lineWidth = s.width || 2;
+      ctx.setLineDash(s.dash || []);
       ctx.beginPath();
       s.values.forEach((v, i) => {
         const x = pad + (width - pad - 10) * i / Math.max(1, this.points - 1);
@@ -51,8 +53,10 @@ class LineChart {
         }
       });
       ctx.stroke();
+      ctx.setLineDash([]);
       ctx.fillStyle = s.colour;
       ctx.fillText(s.label, pad + 10 + si * 140, 14);
     });
+    ctx.lineWidth = 1;
   }
 }

@@ -1,8 +1,11 @@
 // Follows /stats/stream and shows its numbers and their recent history.
 "use strict";
 
+// Every block the load generator writes it reads back, so the two rates are often the same: the write line is wide
+// and the read line thin and dashed on top of it, so both stay visible.
 const rates = new LineChart(document.getElementById("rates"),
-  [{ label: "write MB/s", colour: "#1565c0" }, { label: "read MB/s", colour: "#2e7d32" }], 120);
+  [{ label: "write MB/s (wide)", colour: "#1565c0", width: 5 },
+    { label: "read MB/s (dashed)", colour: "#e65100", width: 2, dash: [8, 5] }], 120);
 const flow = new LineChart(document.getElementById("flow"),
   [{ label: "in flight", colour: "#ef6c00" }, { label: "credits", colour: "#6a1b9a" }], 120);
 let previous = null;

@@ -1,6 +1,7 @@
 package dev.rivulet.samples.webflux;
 
 import dev.rivulet.core.Transports;
+import dev.rivulet.core.memory.BufferPool;
 import dev.rivulet.core.spi.TransportProvider;
 import dev.rivulet.samples.webflux.storage.StorageNode;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -10,6 +11,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Starts the sample's applications for the tests, on random ports, talking over the best network transport this
@@ -58,6 +62,41 @@ final class Apps {
 
     static int port(ConfigurableApplicationContext app) {
         return Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
+    }
+
+    /**
+     * Waits, up to {@code deadline}, for {@code done}: what follows a client or a storage node going away happens
+     * asynchronously, and on a loaded machine it may take a while.
+     */
+    static void await(BooleanSupplier done, Duration deadline, Supplier<String> what) {
+        long giveUpAt = System.nanoTime() + deadline.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - giveUpAt > 0) {
+                throw new AssertionError("not within " + deadline + ": " + what.get());
+            }
+            LockSupport.parkNanos(10_000_000);
+        }
+    }
+
+    /** Waits for {@code pool} to have no more than {@code idle} buffers out, as before {@code when}. */
+    static void awaitOutstanding(BufferPool pool, long idle, String when) {
+        await(() -> pool.outstanding() <= idle, Duration.ofSeconds(60), () -> "registered buffers out " + when
+                + " back to " + idle + " (" + pool.outstanding() + " now)");
+    }
+
+    /** Waits for {@code http}'s front to reach its storage node: a GET of no block is then a 404, not a 503. */
+    static void awaitConnected(WebTestClient http) {
+        await(() -> http.get().uri("/blocks/none").exchange().expectBody(String.class).returnResult().getStatus()
+                .value() == 404, Duration.ofSeconds(60), () -> "the front connects to the storage node");
+    }
+
+    /** Closes each of {@code apps} that was started, the front before the storage node when given in that order. */
+    static void close(ConfigurableApplicationContext... apps) {
+        for (ConfigurableApplicationContext app : apps) {
+            if (app != null) {
+                app.close();
+            }
+        }
     }
 
     static WebTestClient client(ConfigurableApplicationContext app) {

@@ -1,5 +1,6 @@
 package dev.rivulet.samples.webflux;
 
+import dev.rivulet.core.Transport;
 import dev.rivulet.core.memory.LeakDetector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -100,6 +101,10 @@ class StorageNodeFailureTest {
                 .jsonPath("$.components.front.status").isEqualTo("DOWN")
                 .jsonPath("$.components.front.details.reason").isNotEmpty();
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
+        // With no connection to the storage node the front holds no registered buffer at all: none stayed with the
+        // GET that was under way, nor with the gets it had in flight.
+        Apps.awaitOutstanding(front.getBean(Transport.class).memory().buffers(), 0,
+                "while the storage node that died mid-GET is down");
 
         startStorage();
         awaitStatus(http, HttpStatus.CREATED);

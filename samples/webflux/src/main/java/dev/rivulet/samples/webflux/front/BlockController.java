@@ -15,11 +15,10 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.net.URI;
-
 /**
  * {@code PUT /blocks/{id}} streams the request body into the storage node's memory; {@code GET /blocks/{id}} streams
- * it back; {@code DELETE /blocks/{id}} forgets it. Bodies are never gathered on the heap.
+ * it back; {@code DELETE /blocks/{id}} forgets it. Bodies are never gathered on the heap. An id that is not one
+ * ({@link BlockIds}) is a 400 on every endpoint alike.
  */
 @RestController
 public class BlockController {
@@ -32,24 +31,25 @@ public class BlockController {
 
     @PutMapping("/blocks/{id}")
     public Mono<ResponseEntity<Void>> put(@PathVariable("id") String id, ServerHttpRequest request) {
+        BlockIds.require(id);
         long length = request.getHeaders().getContentLength();
         if (length < 0) {
             return Mono.error(new BlockException(HttpStatus.LENGTH_REQUIRED, "a block's size must be known up front: "
                     + "send Content-Length"));
         }
         return blocks.put(id, length, request.getBody())
-                .map(n -> ResponseEntity.created(URI.create("/blocks/" + id)).build());
+                .map(n -> ResponseEntity.created(BlockIds.location(id)).build());
     }
 
     @GetMapping("/blocks/{id}")
     public Mono<ResponseEntity<Flux<DataBuffer>>> get(@PathVariable("id") String id) {
-        return blocks.get(id).map(b -> ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM)
-                .contentLength(b.length()).body(b.body()));
+        return blocks.get(BlockIds.require(id)).map(b -> ResponseEntity.ok()
+                .contentType(MediaType.APPLICATION_OCTET_STREAM).contentLength(b.length()).body(b.body()));
     }
 
     @DeleteMapping("/blocks/{id}")
     public Mono<ResponseEntity<Void>> delete(@PathVariable("id") String id) {
-        return blocks.delete(id).thenReturn(ResponseEntity.noContent().build());
+        return blocks.delete(BlockIds.require(id)).thenReturn(ResponseEntity.noContent().build());
     }
 
     @ExceptionHandler(BlockException.class)

@@ -5,6 +5,7 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.samples.webflux.buffers.RivuletDataBuffers;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -16,6 +17,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Blocks as the HTTP front sees them: a PUT streams the body into the storage node's memory with {@code put}, a GET
@@ -31,6 +33,7 @@ public final class BlockService {
     private final int chunksInFlight;
     private final long maxBlockSize;
     private final ObservationRegistry observations;
+    private final AtomicLong blocks = new AtomicLong();
     private final Counter stored;
     private final Counter read;
     private final Counter bytesIn;
@@ -47,8 +50,10 @@ public final class BlockService {
         this.chunksInFlight = chunksInFlight;
         this.maxBlockSize = maxBlockSize;
         this.observations = observations;
-        this.stored = Counter.builder("rivulet.webflux.blocks.stored").description("Blocks written by PUT")
-                .register(meters);
+        Gauge.builder("rivulet.webflux.blocks", blocks, AtomicLong::get)
+                .description("Blocks stored through this front: PUTs of new ids minus DELETEs").register(meters);
+        this.stored = Counter.builder("rivulet.webflux.blocks.stored")
+                .description("Blocks written by PUT, new ones and replacements").register(meters);
         this.read = Counter.builder("rivulet.webflux.blocks.read").description("Blocks read by GET")
                 .register(meters);
         this.bytesIn = Counter.builder("rivulet.webflux.bytes.stored").baseUnit("bytes").register(meters);
@@ -60,19 +65,23 @@ public final class BlockService {
     }
 
     /**
-     * Stores {@code body} ({@code length} bytes, as the request said) as block {@code id}. Refuses a length over the
-     * limit before anything is allocated; a body that is not {@code length} bytes long stores nothing.
+     * Stores {@code body} ({@code length} bytes, as the request said) as block {@code id}; answers whether the block
+     * is new. Refuses a length over the limit before anything is allocated; a body that is not {@code length} bytes
+     * long stores nothing.
      */
-    public Mono<Long> put(String id, long length, Flux<DataBuffer> body) {
+    public Mono<Boolean> put(String id, long length, Flux<DataBuffer> body) {
         if (length > maxBlockSize) {
             // Refused on the header alone: the body is never read (the server discards it), nothing is allocated.
             return Mono.error(new BlockException(HttpStatus.CONTENT_TOO_LARGE, "a block holds at most " + maxBlockSize
                     + " bytes, not " + length));
         }
         return observe("rivulet.block.put", id, storage.write(id, length, window -> write(window, body))
-                .doOnSuccess(n -> {
+                .doOnNext(created -> {
                     stored.increment();
                     bytesIn.increment(length);
+                    if (created) {
+                        blocks.incrementAndGet();
+                    }
                 }));
     }
 
@@ -110,10 +119,11 @@ public final class BlockService {
 
     /**
      * The block's bytes as {@code DataBuffer}s over pooled registered buffers, {@code chunksInFlight} gets ahead of
-     * the response (double-buffered by default); the read access ends when the body does, however it ends.
+     * the response (double-buffered by default); the read access ends when the body does, however it ends, and the
+     * gets still in flight then have ended too. The body fails as soon as the storage node lets go of the access (it
+     * or its connection gone) instead of waiting on a window no one serves any more.
      */
     private Flux<DataBuffer> read(StorageClient.Read access) {
-        Endpoint ep = access.window().endpoint();
         RemoteMemory source = access.window().remote();
         long length = access.window().length();
         int chunks = (int) ((length + chunkSize - 1) / chunkSize);
@@ -121,7 +131,7 @@ public final class BlockService {
                 .flatMapSequential(i -> {
                     long off = (long) i * chunkSize;
                     int n = (int) Math.min(chunkSize, length - off);
-                    return getInto(ep, source.slice(off, n), n);
+                    return getInto(access, source.slice(off, n), n);
                 }, chunksInFlight, 1)
                 .doOnComplete(() -> {
                     read.increment();
@@ -131,26 +141,39 @@ public final class BlockService {
                 .doFinally(s -> access.end());
     }
 
-    /** One get into a pooled buffer, handed on as a {@code DataBuffer} (or given back if the get fails). */
-    private static Mono<DataBuffer> getInto(Endpoint ep, RemoteMemory from, int n) {
-        return Mono.defer(() -> {
+    /**
+     * One get of {@code from}, a part of {@code access}'s window, into a pooled buffer, handed on as a
+     * {@code DataBuffer}. A get once posted is never cancelled: the transport may be writing into the buffer until it
+     * completes, and the grant must outlive it, so a response that no longer wants it (its client gone) lets it run
+     * to its end, then gives the buffer back and its share of the window. Only losing its race with the access being
+     * {@code lost} (the storage node gone, nothing will write any more) ends it early.
+     */
+    private static Mono<DataBuffer> getInto(StorageClient.Read access, RemoteMemory from, int n) {
+        Endpoint ep = access.window().endpoint();
+        return Mono.create(sink -> {
             Buffer b = ep.memory().allocate(n);
-            AtomicBoolean handedOn = new AtomicBoolean();
-            return ep.get(from, b.region().slice(b.regionOffset(), n))
-                    .then(Mono.fromSupplier(() -> {
-                        handedOn.set(true);
-                        return RivuletDataBuffers.wrap(b);
-                    }))
-                    .doFinally(s -> {
-                        if (!handedOn.get()) {
-                            b.release();
-                        }
-                    });
+            AtomicBoolean wanted = new AtomicBoolean(true);
+            sink.onCancel(() -> wanted.set(false));
+            access.share();
+            Mono<Void> get = ep.get(from, b.region().slice(b.regionOffset(), n)).or(access.lost())
+                    .doFinally(s -> access.end());
+            get.contextWrite(sink.contextView()).subscribe(null, e -> {
+                b.release();
+                if (wanted.get()) {
+                    sink.error(e);
+                }
+            }, () -> {
+                if (wanted.get()) {
+                    sink.success(RivuletDataBuffers.wrap(b)); // discarded, hence released, if cancelled meanwhile
+                } else {
+                    b.release();
+                }
+            });
         });
     }
 
     public Mono<Void> delete(String id) {
-        return storage.delete(id);
+        return storage.delete(id).doOnSuccess(done -> blocks.decrementAndGet());
     }
 
     /**

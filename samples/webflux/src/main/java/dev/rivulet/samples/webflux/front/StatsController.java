@@ -48,7 +48,8 @@ public class StatsController {
         return String.format(Locale.ROOT, "{\"at\":%d,\"up\":%s,\"blocksStored\":%.0f,\"blocksRead\":%.0f,"
                         + "\"bytesStored\":%.0f,\"bytesRead\":%.0f,\"inflight\":%.0f,\"credits\":%d,"
                         + "\"controlInFlight\":%d,\"pending\":%d}",
-                System.currentTimeMillis(), up, count("rivulet.webflux.blocks.stored"),
+                System.currentTimeMillis(), up, Search.in(meters).name("rivulet.webflux.blocks").gauges().stream()
+                        .mapToDouble(Gauge::value).sum(),
                 count("rivulet.webflux.blocks.read"), count("rivulet.webflux.bytes.stored"),
                 count("rivulet.webflux.bytes.read"), gauge("rivulet.inflight"), credits, sendsInFlight, pending);
     }

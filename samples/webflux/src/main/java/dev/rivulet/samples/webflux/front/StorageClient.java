@@ -16,6 +16,7 @@ import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.samples.webflux.protocol.Control;
 import dev.rivulet.samples.webflux.protocol.Control.Allocate;
 import dev.rivulet.samples.webflux.protocol.Control.Commit;
+import dev.rivulet.samples.webflux.protocol.Control.Committed;
 import dev.rivulet.samples.webflux.protocol.Control.Delete;
 import dev.rivulet.samples.webflux.protocol.Control.Granted;
 import dev.rivulet.samples.webflux.protocol.Control.Hello;
@@ -37,6 +38,7 @@ import reactor.util.retry.Retry;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -93,19 +95,55 @@ public final class StorageClient implements SmartLifecycle {
     public record Window(Endpoint endpoint, RemoteMemory remote, long length) {
     }
 
-    /** A read window, held on the storage node until {@link #end()}. */
-    public record Read(Window window, Disposable access) {
-        /** The bytes were read (or will not be): the storage node may let the block's memory go. */
+    /**
+     * A read window, held on the storage node until each of its users has called {@link #end()}: whoever asked for it,
+     * and each it was {@link #share() shared} with. A get into the window is such a user, since it must end before
+     * the grant does: the storage node's side refuses a get into a revoked window, and some transports end the whole
+     * connection for that.
+     */
+    public static final class Read {
+        private final Window window;
+        private final Disposable access;
+        private final Mono<Void> lost;
+        private final AtomicInteger users = new AtomicInteger(1);
+
+        Read(Window window, Disposable access, Mono<Void> lost) {
+            this.window = window;
+            this.access = access;
+            this.lost = lost;
+        }
+
+        public Window window() {
+            return window;
+        }
+
+        /**
+         * Fails when the access ends from the storage node's side first (the node or its connection gone): the
+         * window's bytes can no longer be read, and gets into it still in flight may never complete by themselves.
+         */
+        public Mono<Void> lost() {
+            return lost;
+        }
+
+        /** One more user of the window, who will call {@link #end()} too. */
+        public void share() {
+            users.incrementAndGet();
+        }
+
+        /** This user is done with the window; after the last, the storage node may let the block's memory go. */
         public void end() {
-            access.dispose();
+            if (users.decrementAndGet() == 0) {
+                access.dispose();
+            }
         }
     }
 
     /**
      * Writes block {@code id} of {@code length} bytes: asks for a window, lets {@code fill} put the bytes there,
-     * then commits. When {@code fill} fails or is cancelled, the request is cancelled and the room goes back.
+     * then commits; answers whether the block is new (its id was not stored before). When {@code fill} fails or is
+     * cancelled, the request is cancelled and the room goes back.
      */
-    public Mono<Long> write(String id, long length, Function<Window, Mono<Void>> fill) {
+    public Mono<Boolean> write(String id, long length, Function<Window, Mono<Void>> fill) {
         return session().flatMap(s -> {
             Sinks.One<Payload> commit = Sinks.one();
             Flux<Payload> requests = Flux.concat(Mono.fromSupplier(() -> request(new Allocate(id, length),
@@ -118,8 +156,8 @@ public final class StorageClient implements SmartLifecycle {
                     .concatMap(answer -> switch (answer) {
                         case Granted g -> fill.apply(window(s, g))
                                 .then(Mono.fromRunnable(() -> commit.tryEmitValue(Control.payload(new Commit()))))
-                                .then(Mono.<Long>empty());
-                        case Ok ok -> Mono.just(length);
+                                .then(Mono.<Boolean>empty());
+                        case Committed c -> Mono.just(c.created());
                         default -> Mono.error(unexpected(answer));
                     })
                     .single();
@@ -134,8 +172,10 @@ public final class StorageClient implements SmartLifecycle {
         return session().flatMap(s -> Mono.<Read>create(sink -> {
             Disposable.Swap access = Disposables.swap();
             AtomicBoolean settled = new AtomicBoolean();
+            Sinks.Empty<Void> lost = Sinks.empty();
             sink.onCancel(access);
-            // The first answer settles the Mono; whatever the stream does after it is for the reads to notice.
+            // The first answer settles the Mono; the stream ending after it (only the storage node's side can end
+            // it: ours cancels) is the access lost, for the reads to stop on.
             access.update(s.requester().requestStream(request(new Lookup(id), Control.READ_ROUTE))
                     .map(Control::decode)
                     .subscribe(answer -> {
@@ -143,7 +183,7 @@ public final class StorageClient implements SmartLifecycle {
                             return;
                         }
                         if (answer instanceof Granted g) {
-                            sink.success(new Read(window(s, g), access));
+                            sink.success(new Read(window(s, g), access, lost.asMono()));
                         } else {
                             access.dispose();
                             sink.error(unexpected(answer));
@@ -151,13 +191,21 @@ public final class StorageClient implements SmartLifecycle {
                     }, e -> {
                         if (!settled.getAndSet(true)) {
                             sink.error(e);
+                        } else {
+                            lost.tryEmitError(failure(e));
                         }
                     }, () -> {
                         if (!settled.getAndSet(true)) {
                             sink.error(unexpected("an end without a grant"));
+                        } else {
+                            lost.tryEmitError(new StorageUnavailableException("the storage node ended the read of "
+                                    + id + " before it was done"));
                         }
                     }));
-        }).timeout(requestTimeout)).onErrorMap(this::failure);
+        }).timeout(requestTimeout)).onErrorMap(this::failure)
+                // A grant that arrives as the request is cancelled (its HTTP client gone, its time up) is dropped on
+                // the way: the access it holds ends then, or the storage node would keep the window until we go.
+                .doOnDiscard(Read.class, Read::end);
     }
 
     /** Deletes block {@code id}. */

@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * on a route of its own:
  * <ul>
  *   <li>{@link #WRITE_ROUTE}, a request-channel: {@link Allocate} opens it and is answered with a {@link Granted}
- *       write window; the front puts the bytes, then sends {@link Commit}, answered {@link Ok}. The room stays
+ *       write window; the front puts the bytes, then sends {@link Commit}, answered {@link Committed}. The room stays
  *       reserved while the channel is open: a channel that ends without a commit gives it back.</li>
  *   <li>{@link #READ_ROUTE}, a request-stream: {@link Lookup} is answered with a {@link Granted} read window, held
  *       until the front cancels the stream (its body is done, or its HTTP client went away).</li>
@@ -51,6 +51,10 @@ public sealed interface Control {
     record Granted(long length, byte[] handle) implements Control {
     }
 
+    /** The block is stored: {@code created} when its id was new, not when it replaced a block of that id. */
+    record Committed(boolean created) implements Control {
+    }
+
     /** Done as asked. */
     record Ok() implements Control {
     }
@@ -69,6 +73,7 @@ public sealed interface Control {
     int DELETE = 5;
     int GRANTED = 10;
     int OK = 11;
+    int COMMITTED = 12;
 
     /** Ids are short names from a URL path. */
     int MAX_ID_BYTES = 256;
@@ -102,6 +107,7 @@ public sealed interface Control {
             case Granted g -> b.put((byte) GRANTED).putLong(g.length()).putShort((short) g.handle().length)
                     .put(g.handle());
             case Ok o -> b.put((byte) OK);
+            case Committed c -> b.put((byte) COMMITTED).put((byte) (c.created() ? 1 : 0));
         }
         byte[] out = new byte[b.position()];
         b.flip().get(out);
@@ -125,6 +131,7 @@ public sealed interface Control {
                     yield new Granted(length, handle);
                 }
                 case OK -> new Ok();
+                case COMMITTED -> new Committed(b.get() != 0);
                 default -> throw new IllegalArgumentException("unknown control message type " + type);
             };
             if (b.hasRemaining()) {

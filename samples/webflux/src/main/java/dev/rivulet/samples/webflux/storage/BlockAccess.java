@@ -59,13 +59,13 @@ final class BlockAccess {
         return new Granted(length, grant.remote().toBytes());
     }
 
-    /** The write is done: the room becomes block {@code id}, and the access ends. */
-    void commit(String id) {
+    /** The write is done: the room becomes block {@code id}, and the access ends. Returns whether it is new. */
+    boolean commit(String id) {
         if (!write || !over.compareAndSet(false, true)) {
             throw new Refusal(Reason.BAD_REQUEST, "nothing to commit");
         }
         grant.close();
-        store.commit(id, extent, length);
+        return store.commit(id, extent, length);
     }
 
     /** Ends the access unless a commit did: room reserved goes back, a read is done. */

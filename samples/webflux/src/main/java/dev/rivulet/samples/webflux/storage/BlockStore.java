@@ -57,13 +57,17 @@ public final class BlockStore implements AutoCloseable {
         return at < 0 ? null : new Extent(at, size);
     }
 
-    /** Makes {@code e} block {@code id} with {@code length} bytes; the block it replaces goes once unread. */
-    void commit(String id, Extent e, long length) {
+    /**
+     * Makes {@code e} block {@code id} with {@code length} bytes; the block it replaces goes once unread. Returns
+     * whether {@code id} is a new block (none replaced).
+     */
+    boolean commit(String id, Extent e, long length) {
         e.length = length;
         Extent old = blocks.put(id, e);
         if (old != null) {
             retire(old);
         }
+        return old == null;
     }
 
     /** The block {@code id}, counted as read until {@link #doneReading}; null when there is none. */

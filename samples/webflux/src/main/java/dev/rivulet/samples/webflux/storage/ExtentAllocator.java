@@ -24,11 +24,14 @@ final class ExtentAllocator {
     synchronized long allocate(long size) {
         long need = align(Math.max(1, size));
         for (Map.Entry<Long, Long> e : free.entrySet()) {
-            if (e.getValue() >= need) {
-                long at = e.getKey();
+            // Read both before removing: TreeMap may reuse a removed entry's node for its successor, so the entry
+            // would then answer the next free range's offset and length.
+            long at = e.getKey();
+            long length = e.getValue();
+            if (length >= need) {
                 free.remove(at);
-                if (e.getValue() > need) {
-                    free.put(at + need, e.getValue() - need);
+                if (length > need) {
+                    free.put(at + need, length - need);
                 }
                 used += need;
                 return at;

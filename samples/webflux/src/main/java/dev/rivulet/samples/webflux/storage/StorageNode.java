@@ -12,6 +12,7 @@ import dev.rivulet.core.interaction.Router;
 import dev.rivulet.samples.webflux.protocol.Control;
 import dev.rivulet.samples.webflux.protocol.Control.Allocate;
 import dev.rivulet.samples.webflux.protocol.Control.Commit;
+import dev.rivulet.samples.webflux.protocol.Control.Committed;
 import dev.rivulet.samples.webflux.protocol.Control.Delete;
 import dev.rivulet.samples.webflux.protocol.Control.Hello;
 import dev.rivulet.samples.webflux.protocol.Control.Lookup;
@@ -195,8 +196,7 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
                 rest.next()
                         .map(commit -> {
                             request(commit, Commit.class);
-                            access.commit(a.id());
-                            return Control.payload(new Ok());
+                            return Control.payload(new Committed(access.commit(a.id())));
                         })
                         .switchIfEmpty(Mono.error(() -> new Refusal(Reason.BAD_REQUEST, "the write of " + a.id()
                                 + " ended without a commit")))));
