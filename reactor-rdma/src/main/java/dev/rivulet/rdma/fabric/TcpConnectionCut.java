@@ -65,9 +65,11 @@ final class TcpConnectionCut {
     static void cut(byte[] ownName, byte @Nullable [] peerName, MemorySegment cq) {
         InetSocketAddress own = address(ownName);
         InetSocketAddress peer = peerName == null ? null : address(peerName);
-        if (own == null || shutDown(own, peer) == 0) {
+        int cut = own == null ? 0 : shutDown(own, peer);
+        if (cut == 0) {
             return; // no connection, so no read answer on its way
         }
+        log.debug("shut down {} connection(s) of {} before closing it with reads outstanding", cut, own);
         readUntilQuiet(cq);
     }
 
