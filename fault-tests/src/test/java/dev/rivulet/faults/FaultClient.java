@@ -111,7 +111,8 @@ public final class FaultClient {
             case "RMA" -> rma(remote(c), c.getLong("bytes"), guard(c));
             case "PUT" -> put(remote(c), c.getLong("size"), guard(c));
             case "PENDING" -> pending(remote(c), guard(c));
-            case "BASELINE", "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
+            case "BASELINE" -> console.say(ProcessHealth.baseline(transport).line(c.kind()));
+            case "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
             case "QUIT" -> {
                 transport.dispose();
                 transport.onDispose().block(Duration.ofSeconds(10));

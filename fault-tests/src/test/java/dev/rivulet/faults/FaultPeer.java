@@ -121,7 +121,8 @@ public final class FaultPeer {
                 crc.update(window.asSlice(offset, length).asByteBuffer());
                 console.say("CHECKSUM", "offset", offset, "length", length, "crc", Long.toHexString(crc.getValue()));
             }
-            case "BASELINE", "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
+            case "BASELINE" -> console.say(ProcessHealth.baseline(transport).line(c.kind()));
+            case "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
             case "QUIT" -> {
                 transport.dispose();
                 transport.onDispose().block(Duration.ofSeconds(10));

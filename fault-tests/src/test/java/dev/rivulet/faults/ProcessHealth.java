@@ -4,6 +4,8 @@ import dev.rivulet.core.Transport;
 import dev.rivulet.core.memory.LeakDetector;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +21,31 @@ import java.util.stream.Stream;
  */
 record ProcessHealth(int sockets, int anonInodes, int pipes, int otherFds, int threads, int leaks, long poolOutstanding,
                      int grants, int shmFiles, MemoryUse memory, String threadNames) {
+
+    /**
+     * What the process holds before a scenario: as {@link #of}, after starting the JDK's virtual-thread I/O
+     * machinery (its poller thread and carriers, and their epoll descriptors). The JDK starts it on a virtual
+     * thread's first blocking socket call, which the warm-up connection's bootstrap channel may or may not have made
+     * before it closed (a quick close ends the channel before its thread first reads); without this, a scenario's
+     * first such call would count as threads and descriptors the side did not give back.
+     */
+    static ProcessHealth baseline(Transport transport) {
+        try (ServerSocket idle = new ServerSocket(0)) {
+            idle.setSoTimeout(1);
+            Thread.ofVirtual().start(() -> {
+                try {
+                    idle.accept();
+                } catch (IOException timedOut) {
+                    // parked on the poller, which is all this was for
+                }
+            }).join();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return of(transport);
+    }
 
     static ProcessHealth of(Transport transport) {
         MemoryUse memory = MemoryUse.measure(transport); // first: its collection runs cleaners that close things

@@ -49,6 +49,8 @@ public final class LivenessChannel {
     private final OutputStream out;
     private final Object writeLock = new Object();
     private volatile boolean closing;
+    /** See {@link #caughtUpTo}: the start of the latest read that found nothing for a whole tick. */
+    private volatile long caughtUpTo = System.nanoTime(); // what came before, the set-up read
 
     public LivenessChannel(Socket socket) throws IOException {
         this.socket = socket;
@@ -74,6 +76,7 @@ public final class LivenessChannel {
             InputStream in = socket.getInputStream();
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, tick));
             while (!closing && reason == null && !graceful) {
+                long readFrom = System.nanoTime();
                 try {
                     int b = in.read();
                     monitor.heard();
@@ -92,7 +95,7 @@ public final class LivenessChannel {
                                 + ")";
                     }
                 } catch (SocketTimeoutException quiet) {
-                    // nothing arrived this tick: the monitor decides below
+                    caughtUpTo = readFrom; // nothing arrived this tick: the monitor decides below
                 }
                 if (reason == null && !graceful) {
                     switch (monitor.check(System.nanoTime())) {
@@ -110,6 +113,17 @@ public final class LivenessChannel {
             listener.peerGone(graceful, messagesSent, reason);
         }
         BootstrapSockets.closeQuietly(socket);
+    }
+
+    /**
+     * A {@link System#nanoTime} moment such that everything the peer's side wrote on this channel before it, a
+     * goodbye included, has been handled (the channel's creation before its first quiet tick). Lags the clock by up
+     * to two ticks (a quarter of the heartbeat interval each); unlike the clock, it stands still while this
+     * channel's thread cannot run, so what waits on it does not give up on a goodbye that is there but unread.
+     * Any thread.
+     */
+    public long caughtUpTo() {
+        return caughtUpTo;
     }
 
     private void send(int b) throws IOException {

@@ -24,6 +24,7 @@ import dev.rivulet.rdma.fabric.sys.FidFabric;
 import dev.rivulet.rdma.fabric.sys.FidMr;
 import dev.rivulet.rdma.fabric.sys.Libfabric;
 import dev.rivulet.rdma.fabric.sys.LibfabricException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 import static dev.rivulet.rdma.fabric.sys.FiConstants.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -106,6 +108,11 @@ final class FabricDomain implements AutoCloseable {
      * so only then is device memory registered as device memory ({@link HmemRegistration}).
      */
     final boolean hmem;
+    /**
+     * Whether an endpoint that may still wait for the answer to a read must have its connections cut before it is
+     * closed in libfabric ({@link TcpConnectionCut}): tcp before libfabric 1.18.
+     */
+    final boolean cutsHalfReadsBeforeClose;
     /** Device memory declared for registration, by start address (see {@link #declareDevice}). */
     private final ConcurrentSkipListMap<Long, DeviceRange> deviceRanges = new ConcurrentSkipListMap<>();
     /**
@@ -144,6 +151,7 @@ final class FabricDomain implements AutoCloseable {
         this.addrFormat = FiInfo.addrFormat(info);
         this.reportsSource = (FiInfo.caps(info) & FI_SOURCE) != 0;
         this.hmem = (FiInfo.caps(info) & FI_HMEM) != 0;
+        this.cutsHalfReadsBeforeClose = TcpConnectionCut.needed(provider);
     }
 
     /** Endpoints opened and not yet let go of. */
@@ -398,20 +406,30 @@ final class FabricDomain implements AutoCloseable {
         return insert(peerName);
     }
 
+    /** {@link #closeEndpoint(EndpointHandles, long, boolean, Runnable)} of an endpoint that posted no reads. */
+    void closeEndpoint(EndpointHandles h, long peer, Runnable afterClose) {
+        closeEndpoint(h, peer, false, afterClose);
+    }
+
     /**
      * Lets go of an endpoint (once; later calls do nothing): {@code peer} ({@code FI_ADDR_NOTAVAIL} for none) leaves
      * the AV and the endpoint and its queue are closed in libfabric, at once or, on shm while another endpoint of
      * this process can still reach it, later; {@code afterClose} runs after that close (it frees what the provider
-     * may use until then). On shm the caller has withdrawn its posted receives first and never polls the endpoint
-     * again.
+     * may use until then). {@code readsPosted}: reads posted on the endpoint may still wait for their answers, which
+     * on tcp before libfabric 1.18 must end before the close ({@link TcpConnectionCut}); what the endpoint's queue
+     * holds is discarded either way. On shm the caller has withdrawn its posted receives first and never polls the
+     * endpoint again.
      */
-    void closeEndpoint(EndpointHandles h, long peer, Runnable afterClose) {
+    void closeEndpoint(EndpointHandles h, long peer, boolean readsPosted, Runnable afterClose) {
         synchronized (this) {
             if (!held.remove(h)) {
                 return;
             }
         }
         if (!sharesPeerMappings) {
+            if (readsPosted && cutsHalfReadsBeforeClose) {
+                TcpConnectionCut.cut(h.name(), peer == FI_ADDR_NOTAVAIL ? null : lookup(peer), h.cq());
+            }
             closeInLibfabric(h);
             if (peer != FI_ADDR_NOTAVAIL) {
                 remove(peer);
@@ -475,6 +493,18 @@ final class FabricDomain implements AutoCloseable {
                         inserted < 0 ? Libfabric.strerror(-inserted) : "no address inserted", null);
             }
             return addr.get(JAVA_LONG, 0);
+        }
+    }
+
+    /** The name behind {@code fiAddr} in the AV, or null when the provider cannot say. */
+    byte @Nullable [] lookup(long fiAddr) {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment name = tmp.allocate(256);
+            MemorySegment len = tmp.allocate(JAVA_LONG);
+            len.set(JAVA_LONG, 0, name.byteSize());
+            int rc = FidAv.lookup(av, fiAddr, name, len);
+            long n = len.get(JAVA_LONG, 0);
+            return rc == 0 && n <= name.byteSize() ? name.asSlice(0, n).toArray(JAVA_BYTE) : null;
         }
     }
 

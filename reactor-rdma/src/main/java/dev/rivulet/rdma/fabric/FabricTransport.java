@@ -200,7 +200,9 @@ public final class FabricTransport extends AbstractTransport {
                 hello = FabricHello.toListener(fabric, memory, h, peer, answer.token());
                 Socket bootstrap = s;
                 int[] ready = {0};
-                hello.send(deadline, () -> (ready[0] = LivenessChannel.pollReady(bootstrap)) < 0);
+                // Polled again and again while the hello goes out: once READY came, it is not looked for again, or
+                // a later look (nothing new to read) would forget it and awaitReady take the first heartbeat for it.
+                hello.send(deadline, () -> ready[0] == 0 && (ready[0] = LivenessChannel.pollReady(bootstrap)) < 0);
                 if (ready[0] == 0) {
                     LivenessChannel.awaitReady(s, deadline); // the listener took the hello: it may send now
                 }

@@ -301,10 +301,22 @@ final class FabricWire extends RdmaWire {
             receives.cancelPosted();
         }
         // Once the endpoint is closed (or, on shm, retired) nothing writes our buffers: drainAfterClose releases them.
-        fabric.closeEndpoint(handles, link.peer, () -> {
+        fabric.closeEndpoint(handles, link.peer, readsPosted(), () -> {
             rma.close();
             arena.close();
         });
+    }
+
+    /** Whether a read posted here (a get, or a rendezvous read of a large message) may still wait for its answer. */
+    private boolean readsPosted() {
+        for (int slot = 0; slot < slots.capacity(); slot++) {
+            byte kind = slots.kind(slot);
+            if (kind == ContextSlots.RNDV_READ
+                    || kind == ContextSlots.OPERATION && ((Op) slots.owner(slot)).kind() == OpKind.GET) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counted, so that the peer takes this side's goodbye only once they all arrived. */

@@ -6,6 +6,7 @@ import dev.rivulet.core.engine.wire.WireState;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.liveness.LivenessSettings;
+import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>the <b>bootstrap liveness channel</b> hears the peer's goodbye (an orderly close, reported to the engine as
  *       the peer's {@code CLOSE}) or loses the peer ({@link #peerGone}, from the channel's thread);</li>
  *   <li>an operation reports a <b>lost connection</b> ({@link #noteLoss}): a peer that closes gracefully also resets
- *       what was still on its way, and its goodbye may reach the bootstrap channel a moment after that, so the
- *       connection breaks only if no goodbye comes within {@link #LOSS_GRACE_NANOS};</li>
+ *       what was still on its way, and its goodbye may be read by the bootstrap channel a moment after that, so the
+ *       connection breaks only if no goodbye comes within {@link #LOSS_GRACE_NANOS}, as the clock and the channel's
+ *       reading both tell ({@link #waitForGoodbyeOn});</li>
  *   <li>the wire finds something it cannot go on from and <b>breaks</b> it at once ({@link #broken}).</li>
  * </ul>
  * The goodbye travels on the bootstrap connection and may overtake the peer's last messages on the fabric, so it
@@ -43,6 +45,8 @@ public final class ConnectionFate {
 
     private @Nullable TransportException pendingLoss;
     private long lossNoticed;
+    /** The bootstrap channel a lost operation waits on for the goodbye; null in tests without one. */
+    private volatile @Nullable LivenessChannel goodbyeChannel;
 
     private final WireState state = new WireState();
     private boolean drained;
@@ -125,11 +129,27 @@ public final class ConnectionFate {
         return pendingLoss != null;
     }
 
-    /** Breaks the connection with the loss noted, once no goodbye came within the grace period; returns whether. */
+    /**
+     * The bootstrap channel whose goodbye a lost operation waits for: the grace period then ends only once the
+     * channel has read what the peer sent up to its end, so a goodbye that arrived in time but waits for the
+     * channel's thread (on a busy machine, or after a pause of the process) is still heard.
+     */
+    public void waitForGoodbyeOn(LivenessChannel channel) {
+        this.goodbyeChannel = channel;
+    }
+
+    /**
+     * Breaks the connection with the loss noted, once no goodbye came within the grace period (by the clock, and by
+     * what the bootstrap channel has read); returns whether.
+     */
     public boolean breakIfLossOutlived(WireEvents events, long now) {
         TransportException loss = pendingLoss;
         if (loss == null || peerClosed || peerEventReported || now - lossNoticed <= LOSS_GRACE_NANOS) {
             return false;
+        }
+        LivenessChannel channel = goodbyeChannel;
+        if (channel != null && channel.caughtUpTo() - lossNoticed <= LOSS_GRACE_NANOS) {
+            return false; // what the peer sent within the grace period is not all read yet
         }
         broken(events, loss);
         return true;

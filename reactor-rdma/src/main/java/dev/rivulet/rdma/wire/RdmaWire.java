@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  * The connection's fate ({@link ConnectionFate}) is heard from the bootstrap liveness channel ({@link #peerGone}),
  * and the channel ends with the wire: a goodbye after an orderly close, an abort after a break, so the peer can tell
  * them apart. A close runs once, in a fixed order: the transport's own step ({@link #beforeClose}, e.g. taking the
- * queue out of the loop's waiter), what the wire still owes the peer ({@link #lastPosts}), then the library's
- * resources ({@link #releaseQueues}) whatever the steps before threw, since a close stopped half-way would keep them
- * for good. After that nothing writes the wire's buffers, and the first poll reports every operation still posted
+ * queue out of the loop's waiter), what the wire still owes the peer ({@link #lastPosts}), the goodbye or abort, then
+ * the library's resources ({@link #releaseQueues}) whatever the steps before threw, since a close stopped half-way
+ * would keep them for good. After that nothing writes the wire's buffers, and the first poll reports every operation still posted
  * ({@link #drainAfterClose}). Progress thread only, except {@link #peerGone}.
  */
 public abstract class RdmaWire implements Wire, LivenessChannel.Listener {
@@ -39,6 +39,7 @@ public abstract class RdmaWire implements Wire, LivenessChannel.Listener {
     /** The bootstrap connection that says goodbye (orderly close) or is aborted (broken) when the wire closes. */
     public final void attach(LivenessChannel c) {
         this.channel = c;
+        fate.waitForGoodbyeOn(c);
     }
 
     /** Runs first in {@link #close()}, before the library's queues are released. */
@@ -72,13 +73,26 @@ public abstract class RdmaWire implements Wire, LivenessChannel.Listener {
                 lastPosts();
             }
         } finally {
-            releaseQueues();
-            LivenessChannel c = channel;
-            if (c != null && fate.isBroken()) {
-                c.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
-            } else if (c != null) {
-                c.goodbye(messagesSent());
+            try {
+                endChannel();
+            } finally {
+                releaseQueues();
             }
+        }
+    }
+
+    /**
+     * Says goodbye, or aborts the channel after a break. Before the queues are released: releasing them ends the
+     * provider's connection, which the peer notices as lost operations that then wait for this goodbye, so it must
+     * already be on its way. The count is final by now: nothing is reaped between here and the release, and what the
+     * release discards never completed.
+     */
+    private void endChannel() {
+        LivenessChannel c = channel;
+        if (c != null && fate.isBroken()) {
+            c.abort(); // the peer sees its bootstrap connection end without a goodbye: a failure
+        } else if (c != null) {
+            c.goodbye(messagesSent());
         }
     }
 

@@ -4,9 +4,15 @@ import dev.rivulet.core.credit.ControlWord;
 import dev.rivulet.core.error.ConnectionLostException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.liveness.LivenessSettings;
+import dev.rivulet.rdma.bootstrap.LivenessChannel;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,6 +76,68 @@ class ConnectionFateTest {
         assertThat(fate.breakIfLossOutlived(events, 3 * SECOND)).isFalse();
         assertThat(fate.reportPeer(events, 3 * SECOND, 0, true)).isTrue();
         assertThat(events.breaks).isEmpty();
+    }
+
+    @Test
+    void aGoodbyeThatArrivedButIsNotReadYetStillTurnsALossIntoAnOrderlyClose() throws Exception {
+        try (SocketPair sockets = new SocketPair()) {
+            LivenessChannel channel = new LivenessChannel(sockets.here);
+            fate.waitForGoodbyeOn(channel);
+            new LivenessChannel(sockets.there).goodbye(-1); // the peer says goodbye, then ends its fabric connection
+            long lost = System.nanoTime();
+            fate.noteLoss(new ConnectionLostException("send failed"), lost);
+            assertThat(fate.breakIfLossOutlived(events, lost + 10 * ConnectionFate.LOSS_GRACE_NANOS))
+                    .as("past the grace period by the clock, but the channel's thread has not run yet").isFalse();
+            channel.watch(fate::peerGone, LivenessSettings.defaults(), "fate-test");
+            awaitTrue(fate::peerClosed);
+            assertThat(fate.breakIfLossOutlived(events, lost + 10 * ConnectionFate.LOSS_GRACE_NANOS)).isFalse();
+            assertThat(fate.reportPeer(events, System.nanoTime(), 0, true)).isTrue();
+            assertThat(events.breaks).isEmpty();
+            assertThat(events.words).containsExactly(ControlWord.encode(ControlWord.CLOSE, 0));
+        }
+    }
+
+    @Test
+    void aLossBreaksTheConnectionOnceTheChannelHasReadPastTheGracePeriodWithoutAGoodbye() throws Exception {
+        try (SocketPair sockets = new SocketPair()) {
+            LivenessChannel channel = new LivenessChannel(sockets.here);
+            fate.waitForGoodbyeOn(channel);
+            channel.watch(fate::peerGone, LivenessSettings.defaults().heartbeatInterval(Duration.ofMillis(40))
+                    .peerTimeout(Duration.ofSeconds(30)), "fate-test");
+            ConnectionLostException loss = new ConnectionLostException("send failed");
+            long lost = System.nanoTime();
+            fate.noteLoss(loss, lost);
+            awaitTrue(() -> fate.breakIfLossOutlived(events, System.nanoTime()));
+            assertThat(System.nanoTime() - lost).isGreaterThan(ConnectionFate.LOSS_GRACE_NANOS);
+            assertThat(events.breaks).containsExactly(loss);
+        }
+    }
+
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 5 * SECOND;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waited 5 s").isNegative();
+            Thread.sleep(5);
+        }
+    }
+
+    /** Both ends of a loopback TCP connection, as the bootstrap channel's. */
+    private static final class SocketPair implements AutoCloseable {
+        final Socket here;
+        final Socket there;
+
+        SocketPair() throws IOException {
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                there = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                here = server.accept();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            here.close();
+            there.close();
+        }
     }
 
     @Test
