@@ -97,6 +97,9 @@ class StorageNodeFailureTest {
 
         String refusal = awaitStatus(http, HttpStatus.SERVICE_UNAVAILABLE);
         assertThat(refusal).contains("storage node");
+        // A request can fail with the lost connection's error a moment before the front has handled the close
+        // itself (its health follows the close), so the health is awaited, not read once.
+        awaitFrontDown(http);
         http.get().uri("/actuator/health").exchange().expectBody()
                 .jsonPath("$.components.front.status").isEqualTo("DOWN")
                 .jsonPath("$.components.front.details.reason").isNotEmpty();
@@ -109,6 +112,22 @@ class StorageNodeFailureTest {
         startStorage();
         awaitStatus(http, HttpStatus.CREATED);
         http.get().uri("/blocks/probe").exchange().expectStatus().isOk();
+    }
+
+    private static void awaitFrontDown(WebTestClient http) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        for (;;) {
+            try {
+                http.get().uri("/actuator/health").exchange().expectBody()
+                        .jsonPath("$.components.front.status").isEqualTo("DOWN");
+                return;
+            } catch (AssertionError notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                LockSupport.parkNanos(50_000_000);
+            }
+        }
     }
 
     /** PUTs a small block until the answer has {@code status} (the front reconnects with backoff); its body. */
