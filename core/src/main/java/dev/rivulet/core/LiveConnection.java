@@ -13,6 +13,7 @@ import reactor.util.retry.Retry;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * One connection the library keeps up: made by {@link RivuletClient#keepConnected}, connected at once, and connected
@@ -38,7 +39,7 @@ public final class LiveConnection implements Disposable {
     private static final Logger log = LoggerFactory.getLogger(LiveConnection.class);
 
     private final RivuletClient client;
-    private final String address;
+    private final Supplier<String> address;
     private final Retry backoff;
     private final AtomicReference<@Nullable Endpoint> current = new AtomicReference<>();
     /** Each endpoint as it connects; late subscribers get the latest (and only a live one, see endpoints()). */
@@ -47,7 +48,7 @@ public final class LiveConnection implements Disposable {
     private volatile boolean disposed;
     private volatile @Nullable Disposable connecting;
 
-    LiveConnection(RivuletClient client, String address, Duration minBackoff, Duration maxBackoff) {
+    LiveConnection(RivuletClient client, Supplier<String> address, Duration minBackoff, Duration maxBackoff) {
         this.client = client;
         this.address = address;
         this.backoff = Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).filter(e -> !disposed);
@@ -63,7 +64,7 @@ public final class LiveConnection implements Disposable {
                 .retryWhen(backoff)
                 .subscribe(this::connected, e -> {
                     if (!disposed) {
-                        log.warn("stopped connecting to {}", address, e);
+                        log.warn("stopped connecting to {}", remoteAddress(), e);
                     }
                 });
         connecting = d;
@@ -87,7 +88,7 @@ public final class LiveConnection implements Disposable {
             lastFailure = "connection " + reason.kind().name().toLowerCase(Locale.ROOT)
                     + (reason.cause() != null ? ": " + reason.cause().getMessage() : "");
             if (!disposed) {
-                log.warn("lost the connection to {} ({}); reconnecting", address, lastFailure);
+                log.warn("lost the connection to {} ({}); reconnecting", remoteAddress(), lastFailure);
                 connect();
             }
         });
@@ -97,7 +98,7 @@ public final class LiveConnection implements Disposable {
     public Mono<Endpoint> endpoint() {
         return Mono.defer(() -> {
             Endpoint ep = current.get();
-            return ep != null ? Mono.just(ep) : Mono.error(new NotConnectedException("not connected to " + address
+            return ep != null ? Mono.just(ep) : Mono.error(new NotConnectedException("not connected to " + remoteAddress()
                     + " (" + lastFailure + ")" + (disposed ? "" : "; reconnecting")));
         });
     }
@@ -120,9 +121,9 @@ public final class LiveConnection implements Disposable {
         return lastFailure;
     }
 
-    /** The address this connection is kept to. */
+    /** The address this connection is kept to (asked again on each attempt when given as a supplier). */
     public String remoteAddress() {
-        return address;
+        return String.valueOf(address.get());
     }
 
     /** Stops reconnecting and closes the live endpoint now ({@link Endpoint#dispose()}). */
@@ -161,6 +162,6 @@ public final class LiveConnection implements Disposable {
 
     @Override
     public String toString() {
-        return "LiveConnection[" + address + ", " + lastFailure + "]";
+        return "LiveConnection[" + remoteAddress() + ", " + lastFailure + "]";
     }
 }

@@ -10,6 +10,7 @@ import reactor.core.scheduler.Schedulers;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -38,7 +39,8 @@ import java.util.function.UnaryOperator;
  */
 public final class RivuletClient {
 
-    private final @Nullable String address;
+    /** Where to connect, asked again on each connect (a fixed address, or one that may move). */
+    private final @Nullable Supplier<String> address;
     private final @Nullable Transport transport;
     private final @Nullable TransportResources resources;
     private final @Nullable TransportConfig config;
@@ -46,7 +48,7 @@ public final class RivuletClient {
     private final Consumer<? super Endpoint> onConnected;
     private final Consumer<? super Endpoint> onDisconnected;
 
-    private RivuletClient(@Nullable String address, @Nullable Transport transport,
+    private RivuletClient(@Nullable Supplier<String> address, @Nullable Transport transport,
                           @Nullable TransportResources resources, @Nullable TransportConfig config,
                           @Nullable Duration connectTimeout, Consumer<? super Endpoint> onConnected,
                           Consumer<? super Endpoint> onDisconnected) {
@@ -65,7 +67,17 @@ public final class RivuletClient {
 
     /** Where to connect, e.g. {@code local://orders} or {@code fabric://10.0.0.2:7000?provider=tcp}. */
     public RivuletClient remoteAddress(String address) {
-        return new RivuletClient(address, transport, resources, config, connectTimeout, onConnected, onDisconnected);
+        Objects.requireNonNull(address, "address");
+        return remoteAddress(() -> address);
+    }
+
+    /**
+     * Where to connect, asked on every connect (as Reactor Netty's {@code remoteAddress(Supplier)}): for a peer whose
+     * address is known only later or may change, e.g. for {@link #keepConnected} or a {@link #pool}.
+     */
+    public RivuletClient remoteAddress(Supplier<String> address) {
+        return new RivuletClient(Objects.requireNonNull(address, "address"), transport, resources, config,
+                connectTimeout, onConnected, onDisconnected);
     }
 
     /** Uses an existing transport (its polling threads and memory domain); it stays open after disconnect. */
@@ -139,22 +151,24 @@ public final class RivuletClient {
      */
     public Mono<Endpoint> connect() {
         Mono<Endpoint> connecting = Mono.defer(() -> {
-            if (address == null) {
-                return Mono.error(new InvalidRequestException("remoteAddress is not set"));
+            String a = address == null ? null : address.get();
+            if (a == null) {
+                return Mono.error(new InvalidRequestException(address == null ? "remoteAddress is not set"
+                        : "the remote address supplier gave no address"));
             }
             if (transport != null) {
-                return transport.connect(address).doOnNext(this::connected);
+                return transport.connect(a).doOnNext(this::connected);
             }
             if (config == null) {
                 TransportResources r = resources;
-                return Mono.fromCallable(() -> r != null ? r.forAddress(address) : Transports.shared(address))
+                return Mono.fromCallable(() -> r != null ? r.forAddress(a) : Transports.shared(a))
                         .subscribeOn(Schedulers.boundedElastic())
-                        .flatMap(t -> t.connect(address))
+                        .flatMap(t -> t.connect(a))
                         .doOnNext(this::connected);
             }
-            return Mono.fromCallable(this::openOwnTransport)
+            return Mono.fromCallable(() -> openOwnTransport(a))
                     .subscribeOn(Schedulers.boundedElastic())
-                    .flatMap(t -> t.connect(address)
+                    .flatMap(t -> t.connect(a)
                             .doOnNext(ep -> {
                                 connected(ep);
                                 // The transport is this endpoint's alone: it goes with it, without blocking the
@@ -167,14 +181,18 @@ public final class RivuletClient {
         if (connectTimeout != null) {
             Duration d = connectTimeout;
             connecting = connecting.timeout(d, Mono.error(() -> new ConnectTimeoutException(
-                    "connecting to " + address + " took longer than " + d)));
+                    "connecting to " + describeAddress() + " took longer than " + d)));
         }
         return connecting.doOnDiscard(Endpoint.class, Endpoint::dispose);
     }
 
-    private Transport openOwnTransport() {
-        return Transports.open(TransportResources.provider(address).name(),
-                TransportResources.withImpliedOptions(config, address));
+    private String describeAddress() {
+        String a = address == null ? null : address.get();
+        return a == null ? "(no address)" : a;
+    }
+
+    private Transport openOwnTransport(String a) {
+        return Transports.open(TransportResources.provider(a).name(), TransportResources.withImpliedOptions(config, a));
     }
 
     private void connected(Endpoint ep) {
@@ -206,13 +224,14 @@ public final class RivuletClient {
 
     /**
      * A pool of connections to the remote address, each made by this client's {@link #connect()} when the pool needs
-     * one (so on the resources, transport or configuration this client runs on).
+     * one (so on the resources, transport or configuration this client runs on; an address supplier is asked then,
+     * and once now for the pool's {@code remote} meter tag).
      */
     public ConnectionPool pool(ConnectionPool.Settings settings) {
         if (address == null) {
             throw new InvalidRequestException("remoteAddress is not set");
         }
-        return new ConnectionPool(connect(), address, Objects.requireNonNull(settings, "settings"));
+        return new ConnectionPool(connect(), describeAddress(), Objects.requireNonNull(settings, "settings"));
     }
 
     /** Blocking {@link #connect()} for main methods and tests. */

@@ -12,6 +12,7 @@ import reactor.test.StepVerifier;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -104,6 +105,33 @@ class LiveConnectionTest {
         } finally {
             server.disposeNow(TIMEOUT);
         }
+    }
+
+    @Test
+    void anAddressGivenAsASupplierIsAskedAgainOnEachAttempt() {
+        AtomicReference<String> target = new AtomicReference<>("local://live-move-1");
+        RivuletServer.BoundServer first = echo("local://live-move-1");
+        RivuletServer.BoundServer second = null;
+        LiveConnection live = RivuletClient.create().remoteAddress(target::get).keepConnected(MIN, MAX);
+        try {
+            Endpoint a = live.endpoints().next().block(TIMEOUT);
+            assertThat(a.remoteAddress()).contains("live-move-1");
+            second = echo("local://live-move-2");
+            target.set("local://live-move-2"); // the peer moves ...
+            first.disposeNow(TIMEOUT);           // ... and the old one goes away
+            Endpoint b = live.endpoints().filter(ep -> ep != a).next().block(TIMEOUT);
+            assertThat(ping(b)).isEqualTo("ping");
+            assertThat(live.remoteAddress()).isEqualTo("local://live-move-2");
+            assertThat(second.connections()).isEqualTo(1);
+        } finally {
+            live.dispose();
+            first.disposeNow(TIMEOUT);
+            if (second != null) {
+                second.disposeNow(TIMEOUT);
+            }
+        }
+        StepVerifier.create(RivuletClient.create().remoteAddress(() -> null).connect())
+                .expectError(InvalidRequestException.class).verify(TIMEOUT);
     }
 
     @Test
