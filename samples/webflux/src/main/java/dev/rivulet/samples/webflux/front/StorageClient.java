@@ -2,6 +2,7 @@ package dev.rivulet.samples.webflux.front;
 
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.EndpointStats;
+import dev.rivulet.core.LiveConnection;
 import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.error.RemoteApplicationException;
@@ -24,6 +25,7 @@ import dev.rivulet.samples.webflux.protocol.Control.Lookup;
 import dev.rivulet.samples.webflux.protocol.Control.Ok;
 import dev.rivulet.samples.webflux.protocol.Control.Purpose;
 import dev.rivulet.samples.webflux.protocol.Refusal;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -33,7 +35,6 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.util.retry.Retry;
 
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
@@ -44,8 +45,8 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The front's link to the storage node: one control connection shared by every HTTP request, reconnected with
- * exponential backoff whenever it is lost. The connection carries an interaction session: each storage operation is a
+ * The front's link to the storage node: one control connection shared by every HTTP request, kept up by the library
+ * ({@link RivuletClient#keepConnected}: reconnected with exponential backoff whenever it is lost). The connection carries an interaction session: each storage operation is a
  * request of its own on its route ({@link Control}), answered, cancelled, timed out or refused on its own while the
  * others go on. Event streams get a plain connection each, so each has credits of its own. While the storage node is
  * away, requests fail at once with {@link StorageUnavailableException} (503), and the front recovers by itself when
@@ -62,9 +63,8 @@ public final class StorageClient implements SmartLifecycle {
     private final Duration maxBackoff;
     private final InteractionOptions options;
     private final AtomicReference<Session> session = new AtomicReference<>();
-    private final AtomicReference<String> lastFailure = new AtomicReference<>("not connected yet");
     private volatile boolean running;
-    private volatile Disposable connecting;
+    private volatile @Nullable LiveConnection live;
 
     /**
      * A live control connection: its interaction session, and the endpoint under it (grants made in answer to
@@ -278,7 +278,8 @@ public final class StorageClient implements SmartLifecycle {
 
     /** Why the storage node is not reachable, when it is not. */
     public String lastFailure() {
-        return lastFailure.get();
+        LiveConnection c = live;
+        return c == null ? "not started" : session.get() == null && c.isConnected() ? "connecting" : c.lastFailure();
     }
 
     /** The control connection's flow-control counters, when it is up. */
@@ -292,53 +293,44 @@ public final class StorageClient implements SmartLifecycle {
 
     private StorageUnavailableException unavailable() {
         return new StorageUnavailableException("the storage node at " + address.get() + " is not reachable ("
-                + lastFailure.get() + "); reconnecting");
+                + lastFailure() + "); reconnecting");
     }
 
     @Override
     public void start() {
         running = true;
-        reconnect();
+        LiveConnection c = RivuletClient.create().runOn(transport).remoteAddress(address)
+                .keepConnected(minBackoff, maxBackoff);
+        live = c;
+        c.endpoints().subscribe(this::opened);
     }
 
-    private void reconnect() {
-        if (!running) {
-            return;
-        }
-        connecting = connect(Purpose.CONTROL)
-                .doOnError(e -> lastFailure.set(e.getMessage()))
-                .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).filter(e -> running))
-                .subscribe(this::opened, e -> log.warn("gave up connecting to the storage node", e));
-    }
-
-    /** The control connection is up: from here on its messages are the session's. */
+    /**
+     * A new control connection: it says what it is for, then its messages are the session's. A connection that
+     * cannot say it is closed, and the library connects again.
+     */
     private void opened(Endpoint ep) {
-        Session s = new Session(ep, Interactions.client(ep, options)); // the storage node asks the front nothing
-        session.set(s);
-        lastFailure.set("connected");
-        log.info("connected to the storage node at {}", ep.remoteAddress());
-        ep.closeReason().subscribe(reason -> {
-            session.compareAndSet(s, null);
-            String why = "connection " + reason.kind().name().toLowerCase(java.util.Locale.ROOT)
-                    + (reason.cause() != null ? ": " + reason.cause().getMessage() : "");
-            lastFailure.set(why); // the session failed every request still open with the connection's close cause
-            if (running) {
-                log.warn("lost the storage node at {} ({}); reconnecting", address.get(), why);
-                reconnect();
-            }
+        ep.send(Control.encode(new Hello(Purpose.CONTROL))).subscribe(null, e -> ep.dispose(), () -> {
+            Session s = new Session(ep, Interactions.client(ep, options)); // the storage node asks the front nothing
+            session.set(s);
+            log.info("connected to the storage node at {}", ep.remoteAddress());
+            // the session fails every request still open with the connection's close cause
+            ep.closeReason().subscribe(reason -> {
+                session.compareAndSet(s, null);
+                if (running) {
+                    log.warn("lost the storage node at {} ({}); reconnecting", address.get(), lastFailure());
+                }
+            });
         });
     }
 
     @Override
     public void stop() {
         running = false;
-        Disposable c = connecting;
+        session.set(null);
+        LiveConnection c = live;
         if (c != null) {
-            c.dispose();
-        }
-        Session s = session.getAndSet(null);
-        if (s != null) {
-            s.endpoint().closeGracefully(Duration.ofSeconds(5)).onErrorComplete().block(Duration.ofSeconds(10));
+            c.disposeGracefully(Duration.ofSeconds(5)).onErrorComplete().block(Duration.ofSeconds(10));
         }
     }
 
