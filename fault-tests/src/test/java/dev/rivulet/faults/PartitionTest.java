@@ -4,10 +4,15 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -82,6 +87,34 @@ class PartitionTest extends NamespaceScenario {
     void everyPendingOperationEndsWithConnectionLostWhenAPartitionOutlastsThePeerTimeout(FaultTransport transport,
                                                                                        TestInfo info)
             throws Exception {
+        partitionOutlastingThePeerTimeout(transport, info);
+    }
+
+    /**
+     * The same partition again and again, for what happens only now and then (a provider crashing as an endpoint
+     * closes after the peer timeout, a close that races a completion): {@code -Drivulet.faults.soak=200} runs it 200
+     * times per transport in one test run, each a fresh pair of processes ({@code -Drivulet.faults.soak.transport=
+     * LIBFABRIC_TCP} for one transport; {@code -Dfaults.forkTimeout=0} lifts the suite's time limit); skipped
+     * otherwise.
+     */
+    @Tag("soak")
+    @ParameterizedTest(name = "{0} #{1}")
+    @MethodSource("soakRuns")
+    @EnabledIfSystemProperty(named = "rivulet.faults.soak", matches = "[0-9]+")
+    @Timeout(120)
+    void aPartitionOutlastingThePeerTimeoutAgainAndAgain(FaultTransport transport, int run, TestInfo info)
+            throws Exception {
+        partitionOutlastingThePeerTimeout(transport, info);
+    }
+
+    static Stream<Arguments> soakRuns() {
+        int runs = Integer.getInteger("rivulet.faults.soak", 0);
+        String only = System.getProperty("rivulet.faults.soak.transport", "");
+        return Stream.of(FaultTransport.values()).filter(t -> only.isEmpty() || t.name().equals(only))
+                .flatMap(t -> IntStream.rangeClosed(1, runs).mapToObj(i -> Arguments.of(t, i)));
+    }
+
+    private void partitionOutlastingThePeerTimeout(FaultTransport transport, TestInfo info) throws Exception {
         FaultSession s = start(transport, "echo", SHORT_LIVENESS, info);
         String handle = s.connect();
         int loops = startPendingLoops(s, handle, 15_000);
