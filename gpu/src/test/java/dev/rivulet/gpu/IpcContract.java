@@ -240,7 +240,7 @@ abstract class IpcContract {
     // ---- two processes over shm:// ----
 
     private IpcPeer peer() throws Exception {
-        IpcPeer p = IpcPeer.start(peerKind(), CALL);
+        IpcPeer p = IpcPeer.start(peerKind(), false, CALL);
         closeables.add(p);
         return p;
     }

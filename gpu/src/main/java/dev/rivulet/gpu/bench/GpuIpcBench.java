@@ -27,10 +27,13 @@ import java.util.Locale;
  *
  * <pre>
  * java -cp gpu/target/classes:gpu/target/test-classes:gpu/target/lib/* dev.rivulet.gpu.bench.GpuIpcBench \
- *     --memory cuda --sizes 16M,64M,256M --runs 30
+ *     --memory cuda --sizes 16M,64M,256M --runs 20
  * </pre>
  *
- * Prints one row per size: the bound's median bandwidth, the puts' and gets' median (10th–90th percentile), and
+ * The polling threads of both processes busy-spin when idle ({@code --idle sleep} for the default strategy): each
+ * transfer waits for one atomic round trip over {@code shm://}, which a sleeping loop would lengthen by its wake-up.
+ *
+ * <p>Prints one row per size: the bound's median bandwidth, the puts' and gets' median (10th–90th percentile), and
  * their ratio to the bound.
  */
 public final class GpuIpcBench {
@@ -62,25 +65,27 @@ public final class GpuIpcBench {
         String memoryKind = "cuda";
         List<Long> sizes = List.of(16L << 20, 64L << 20, 256L << 20);
         int runs = 20;
+        boolean spin = true;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--memory" -> memoryKind = args[++i];
                 case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).map(GpuIpcBench::bytes).toList();
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--idle" -> spin = !args[++i].equals("sleep");
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--memory cuda|standin, --sizes 16M,64M,256M, --runs N)");
+                        + " (--memory cuda|standin, --sizes 16M,64M,256M, --runs N, --idle spin|sleep)");
             }
         }
-        run(memoryKind, sizes, runs, System.out);
+        run(memoryKind, sizes, runs, spin, System.out);
     }
 
-    static void run(String memoryKind, List<Long> sizes, int runs, PrintStream out) throws Exception {
+    static void run(String memoryKind, List<Long> sizes, int runs, boolean spin, PrintStream out) throws Exception {
         try (DeviceMemory memory = IpcPeerProcess.memory(memoryKind);
-             IpcPeer peer = IpcPeer.start(memoryKind, TIMEOUT)) {
+             IpcPeer peer = IpcPeer.start(memoryKind, spin, TIMEOUT)) {
             DeviceTransfers transfers = DeviceTransfers.open(peer.transport(), peer.endpoint(), memory,
                     DeviceTransferConfig.defaults()).block(TIMEOUT);
-            out.printf(Locale.ROOT, "GpuIpcBench memory=%s device=%d runs=%d (GB/s, median (p10-p90))%n",
-                    memoryKind, memory.device(), runs);
+            out.printf(Locale.ROOT, "GpuIpcBench memory=%s device=%d runs=%d idle=%s (GB/s, median (p10-p90))%n",
+                    memoryKind, memory.device(), runs, spin ? "spin" : "sleep");
             out.printf(Locale.ROOT, "%10s %26s %26s %26s %8s %8s%n", "size", "d2d-in-process (bound)",
                     "ipc-put", "ipc-get", "put/bnd", "get/bnd");
             for (long size : sizes) {

@@ -3,7 +3,6 @@ package dev.rivulet.gpu.bench;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Listener;
 import dev.rivulet.core.Transport;
-import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
 import dev.rivulet.gpu.ipc.DeviceWindow;
 
@@ -68,17 +67,19 @@ public final class IpcPeer implements AutoCloseable {
 
     /**
      * Starts the other process with {@code memory} ({@code cuda} or {@code standin}) and waits until it is
-     * connected: {@link #endpoint()} is this side of the connection.
+     * connected: {@link #endpoint()} is this side of the connection. With {@code spin}, both processes' polling
+     * threads busy-spin when idle.
      */
-    public static IpcPeer start(String memory, Duration timeout) throws IOException, InterruptedException {
-        Transport shm = Transports.open("shm", TransportConfig.defaults());
+    public static IpcPeer start(String memory, boolean spin, Duration timeout) throws IOException,
+            InterruptedException {
+        Transport shm = Transports.open("shm", IpcPeerProcess.config(spin));
         String address = "shm://rivulet-ipc-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Listener listener = shm.bind(address).block(timeout);
         BlockingQueue<Endpoint> accepted = new LinkedBlockingQueue<>();
         listener.accepted().subscribe(accepted::add);
         List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                IpcPeerProcess.class.getName(), memory, address);
+                IpcPeerProcess.class.getName(), memory, address, spin ? "spin" : "sleep");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         Thread.ofPlatform().daemon().name("ipc-peer-out-" + p.pid()).start(() -> {

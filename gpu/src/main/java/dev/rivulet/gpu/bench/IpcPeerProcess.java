@@ -4,6 +4,7 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.Transports;
+import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.gpu.DeviceBuffer;
 import dev.rivulet.gpu.DeviceMemory;
 import dev.rivulet.gpu.DeviceSlice;
@@ -41,7 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * free ID | exit
  * </pre>
  *
- * Usage: {@code IpcPeerProcess cuda|standin shm://NAME}.
+ * Usage: {@code IpcPeerProcess cuda|standin shm://NAME [spin]}; {@code spin}: the polling threads busy-spin
+ * instead of sleeping when idle (for latency measurements on a machine with cores to spare).
  */
 public final class IpcPeerProcess {
 
@@ -61,7 +63,7 @@ public final class IpcPeerProcess {
 
     public static void main(String[] args) throws Exception {
         DeviceMemory memory = memory(args[0]);
-        Transport shm = Transports.open("shm", TransportConfig.defaults());
+        Transport shm = Transports.open("shm", config(args.length > 2 && args[2].equals("spin")));
         Endpoint endpoint = shm.connect(args[1]).block(TIMEOUT);
         DeviceTransfers transfers = DeviceTransfers.open(shm, endpoint, memory, DeviceTransferConfig.defaults())
                 .block(TIMEOUT);
@@ -89,6 +91,12 @@ public final class IpcPeerProcess {
         memory.close();
         shm.dispose();
         System.out.println("BYE");
+    }
+
+    /** shm://'s configuration: default, or with polling threads that busy-spin when idle. */
+    static TransportConfig config(boolean spin) {
+        TransportConfig c = TransportConfig.defaults();
+        return spin ? c.idleStrategy(IdleStrategy::busySpin) : c;
     }
 
     /** {@code cuda} (device 0) or {@code standin} (the shareable stand-in). */

@@ -69,6 +69,7 @@ public final class IpcPath {
     private @Nullable Disposable watcher; // guarded by this
     private int active; // guarded by this: transfers between their start and their end
     private int unmapping; // guarded by this: windows being unmapped
+    private volatile boolean copiesWake; // the stream wakes the loop when a copy ends
     private boolean closing; // guarded by this
     private boolean released; // guarded by this
 
@@ -186,6 +187,7 @@ public final class IpcPath {
         synchronized (streamLock) {
             if (stream == null) {
                 stream = memory.openStream();
+                copiesWake = stream.signalCompletions(loop::wake);
                 loop.register(poller);
             }
         }
@@ -260,7 +262,8 @@ public final class IpcPath {
                 done++;
             }
         }
-        return done;
+        // A copy whose end raises no wake-up (CUDA) is polled on every cycle rather than after the loop's sleep.
+        return done > 0 || copiesWake || copying.isEmpty() ? done : 1;
     }
 
     /** Reads the control word of every mapped window; a revoked one is unmapped once unused. */
