@@ -84,7 +84,7 @@ public final class DeviceTransfers implements Disposable {
         this.ipc = ipc;
         this.capabilities = new DeviceTransferCapabilities(TransferPath.STAGED,
                 direct != null ? TransferPath.DIRECT : TransferPath.STAGED, directReason, config.chunkSize(),
-                config.stagingBuffers(), ipc.availability().reason());
+                config.stagingBuffers(), ipc.availability().available() ? "available" : ipc.availability().reason());
     }
 
     /**

@@ -86,8 +86,8 @@ public final class GpuIpcBench {
                     DeviceTransferConfig.defaults()).block(TIMEOUT);
             out.printf(Locale.ROOT, "GpuIpcBench memory=%s device=%d runs=%d idle=%s (GB/s, median (p10-p90))%n",
                     memoryKind, memory.device(), runs, spin ? "spin" : "sleep");
-            out.printf(Locale.ROOT, "%10s %26s %26s %26s %8s %8s%n", "size", "d2d-in-process (bound)",
-                    "ipc-put", "ipc-get", "put/bnd", "get/bnd");
+            out.printf(Locale.ROOT, "%10s %26s %26s %26s %8s %8s %12s%n", "size", "d2d-in-process (bound)",
+                    "ipc-put", "ipc-get", "put/bnd", "get/bnd", "atomic-us");
             for (long size : sizes) {
                 Column bound = Column.of(size, inProcess(memory, size, runs));
                 DeviceBuffer target = memory.allocate(size);
@@ -98,10 +98,13 @@ public final class GpuIpcBench {
                             TIMEOUT)));
                     Column get = Column.of(size, timed(peer.call("time get s " + w + " " + (runs + WARMUP),
                             TIMEOUT)));
+                    long[] atomic = timed(peer.call("atomic " + w + " " + (runs + WARMUP), TIMEOUT));
+                    Arrays.sort(atomic);
                     peer.call("free s", TIMEOUT);
                     grant.revoke().block(TIMEOUT);
-                    out.printf(Locale.ROOT, "%10s %26s %26s %26s %8.2f %8.2f%n", label(size), bound.format(),
-                            put.format(), get.format(), put.median() / bound.median(), get.median() / bound.median());
+                    out.printf(Locale.ROOT, "%10s %26s %26s %26s %8.2f %8.2f %12.1f%n", label(size), bound.format(),
+                            put.format(), get.format(), put.median() / bound.median(), get.median() / bound.median(),
+                            atomic[atomic.length / 2] / 1e3);
                 } finally {
                     target.close();
                 }

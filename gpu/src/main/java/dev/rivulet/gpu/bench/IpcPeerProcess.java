@@ -14,6 +14,7 @@ import dev.rivulet.gpu.cuda.CudaMemory;
 import dev.rivulet.gpu.host.HostMemoryStandIn;
 import dev.rivulet.gpu.ipc.DeviceWindow;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.BufferedReader;
@@ -37,6 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * put ID WINDOW [OFF LEN]        put the buffer into a window (hex of DeviceWindow.toBytes), or a slice of it
  * get WINDOW ID [OFF LEN]        get a window (or a slice of it) into the buffer
  * time put|get ID WINDOW RUNS    RUNS transfers back to back; answers each one's nanoseconds
+ * atomic WINDOW RUNS             RUNS reads of the window's control word (atomic adds of 0); their nanoseconds
  * loop ID WINDOW                 puts until one fails (answers at once; the failure is printed as LOOP-ENDED)
  * stats                          buffers, streams and events of the device memory
  * free ID | exit
@@ -132,14 +134,12 @@ public final class IpcPeerProcess {
             case "time" -> {
                 DeviceSlice local = buffer(c[2]).slice();
                 DeviceWindow w = DeviceWindow.fromBytes(HexFormat.of().parseHex(c[3]));
-                Mono<Void> one = c[1].equals("put") ? transfers.put(local, w) : transfers.get(w, local);
-                StringJoiner times = new StringJoiner(",");
-                for (int i = Integer.parseInt(c[4]); i > 0; i--) {
-                    long t0 = System.nanoTime();
-                    one.block(TIMEOUT);
-                    times.add(Long.toString(System.nanoTime() - t0));
-                }
-                return times.toString();
+                return timed(c[1].equals("put") ? transfers.put(local, w) : transfers.get(w, local),
+                        Integer.parseInt(c[4]));
+            }
+            case "atomic" -> {
+                DeviceWindow w = DeviceWindow.fromBytes(HexFormat.of().parseHex(c[1]));
+                return timed(endpoint.fetchAdd(w.control().slice(0, 8), 0).then(), Integer.parseInt(c[2]));
             }
             case "loop" -> {
                 DeviceSlice local = buffer(c[1]).slice();
@@ -162,6 +162,23 @@ public final class IpcPeerProcess {
             }
             default -> throw new IllegalArgumentException("unknown command " + c[0]);
         }
+    }
+
+    /**
+     * Runs {@code op} {@code runs} times one after another, each subscribed as the previous one completes (on the
+     * thread that completed it: no thread waits between them), and answers each one's nanoseconds.
+     */
+    private static String timed(Mono<Void> op, int runs) {
+        long[] nanos = new long[runs];
+        Flux.range(0, runs).concatMap(i -> Mono.defer(() -> {
+            long t0 = System.nanoTime();
+            return op.doOnSuccess(v -> nanos[i] = System.nanoTime() - t0);
+        })).then().block(TIMEOUT);
+        StringJoiner times = new StringJoiner(",");
+        for (long n : nanos) {
+            times.add(Long.toString(n));
+        }
+        return times.toString();
     }
 
     private DeviceBuffer buffer(String id) {
