@@ -34,6 +34,8 @@ final class ImportedWindow {
     boolean revoked;
     boolean closed;
     boolean pollInFlight;
+    /** Ended transfers still counted in the control word: taken back with the next count or the next poll. */
+    long owed;
     private @Nullable Mono<PeerMapping> opening;
     private volatile ControlBlock.@Nullable Granted granted;
     private volatile @Nullable PeerMapping mapping;
@@ -68,6 +70,11 @@ final class ImportedWindow {
     /** Whether the mapping is open (what the poller watches). */
     boolean isMapped() {
         return mapping != null;
+    }
+
+    /** The mapping once it is open, else null. */
+    @Nullable PeerMapping mapped() {
+        return mapping;
     }
 
     private PeerMapping open(Endpoint endpoint, DeviceMemory memory, IpcPath path) {

@@ -112,6 +112,7 @@ public final class IpcPath {
         return Mono.create(sink -> {
             ImportedWindow imported;
             boolean first;
+            long owed;
             try {
                 check(op, local, window);
                 synchronized (this) {
@@ -137,13 +138,15 @@ public final class IpcPath {
                     active++;
                     first = !imported.counted;
                     imported.counted = true;
+                    owed = imported.owed;
+                    imported.owed = 0;
                 }
             } catch (RuntimeException e) {
                 memory.metrics().transferEnded(op, TransferPath.IPC, Outcome.ERROR, local.length());
                 sink.error(e);
                 return;
             }
-            new IpcTransfer(this, op, local, window, imported, first, sink).start();
+            new IpcTransfer(this, op, local, window, imported, first, owed, sink).start();
         });
     }
 
@@ -266,19 +269,27 @@ public final class IpcPath {
         return done > 0 || copiesWake || copying.isEmpty() ? done : 1;
     }
 
-    /** Reads the control word of every mapped window; a revoked one is unmapped once unused. */
+    /**
+     * Reads the control word of every mapped window, taking back the operations of ended transfers meanwhile; a
+     * revoked window is unmapped once unused.
+     */
     private void watch() {
         List<ImportedWindow> mapped = new ArrayList<>();
+        List<Long> owed = new ArrayList<>();
         synchronized (this) {
             for (ImportedWindow w : windows.values()) {
                 if (w.isMapped() && !w.ending && !w.pollInFlight) {
                     w.pollInFlight = true;
                     mapped.add(w);
+                    owed.add(w.owed);
+                    w.owed = 0;
                 }
             }
         }
-        for (ImportedWindow w : mapped) {
-            endpoint.fetchAdd(w.word, 0).subscribe(word -> {
+        for (int i = 0; i < mapped.size(); i++) {
+            ImportedWindow w = mapped.get(i);
+            long taken = owed.get(i);
+            endpoint.fetchAdd(w.word, -taken * ControlBlock.OPERATION).subscribe(word -> {
                 synchronized (this) {
                     w.pollInFlight = false;
                 }
@@ -288,6 +299,7 @@ public final class IpcPath {
             }, e -> {
                 synchronized (this) {
                     w.pollInFlight = false;
+                    w.owed += taken;
                 }
                 log.debug("reading the control word of {} failed", w.grant, e);
             });
@@ -325,9 +337,22 @@ public final class IpcPath {
                 : t.cancelled() ? Outcome.CANCELLED : Outcome.SUCCESS, t.local().length());
     }
 
-    /** A transfer no longer counts in {@code w}'s control word: the window may close. */
-    void windowReleased(ImportedWindow w) {
+    /** Gives back operations a transfer took to uncount but could not (its count failed or was never sent). */
+    void restoreOwed(ImportedWindow w, long owed) {
         synchronized (this) {
+            w.owed += owed;
+        }
+    }
+
+    /**
+     * A transfer of {@code w} ended: its operation, if {@code counted}, is owed to the control word (taken back with
+     * the next count, the next poll, or the window's close), and the window may close.
+     */
+    void operationDone(ImportedWindow w, boolean counted) {
+        synchronized (this) {
+            if (counted) {
+                w.owed++;
+            }
             w.users--;
             active--;
         }
@@ -335,7 +360,10 @@ public final class IpcPath {
         releaseIfDone();
     }
 
-    /** Unmaps an ending window once no transfer uses it, then tells the exporter it is no longer mapped. */
+    /**
+     * Unmaps an ending window once no transfer uses it, then tells the exporter it is no longer mapped (and takes
+     * back the operations still owed).
+     */
     private void closeIfUnused(ImportedWindow w) {
         Mono<PeerMapping> opening;
         synchronized (this) {
@@ -352,9 +380,15 @@ public final class IpcPath {
                 .doOnNext(PeerMapping::close)
                 .onErrorResume(e -> Mono.empty())
                 .then();
-        unmapped.then(Mono.defer(() -> w.counted
-                        ? endpoint.fetchAdd(w.word, -ControlBlock.MAPPED).then().onErrorResume(e -> Mono.empty())
-                        : Mono.<Void>empty()))
+        unmapped.then(Mono.defer(() -> {
+                    long back;
+                    synchronized (this) {
+                        back = w.owed * ControlBlock.OPERATION + (w.counted ? ControlBlock.MAPPED : 0);
+                        w.owed = 0;
+                    }
+                    return back == 0 ? Mono.<Void>empty()
+                            : endpoint.fetchAdd(w.word, -back).then().onErrorResume(e -> Mono.empty());
+                }))
                 .doFinally(s -> {
                     synchronized (this) {
                         unmapping--;

@@ -9,11 +9,17 @@ import dev.rivulet.gpu.metrics.GpuMetrics.TransferOp;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.MonoSink;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
 /**
  * One put or get into a {@link DeviceWindow}, step by step: count it in the exporter's control word (refused once
- * revoked), open the mapping on first use, queue the device-to-device copy, let the progress loop see its event,
- * then uncount it. Every step runs to its end once started, cancelled or not: a count added is always taken back,
- * a queued copy always seen complete, before the local buffer's pin and the window are released.
+ * revoked), open the mapping on first use, queue the device-to-device copy, let the progress loop see its event. On
+ * a window already mapped the copy is queued at once and the count travels meanwhile: the transfer ends when both
+ * are done, and fails (its bytes landed before the exporter's revocation could complete) when the count found the
+ * window revoked. Every step runs to its end once started, cancelled or not: a count added is always taken back
+ * (with the window's next count, {@link IpcPath}), a queued copy always seen complete, before the local buffer's pin
+ * and the window are released.
  */
 final class IpcTransfer {
 
@@ -22,19 +28,28 @@ final class IpcTransfer {
     private final DeviceSlice local;
     private final DeviceWindow window;
     private final ImportedWindow imported;
-    private final long delta;
+    private final boolean first;
+    private final long owedTaken;
     private final MonoSink<Void> sink;
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
     private volatile boolean cancelled;
-    private @Nullable CopyEvent event;
+    private volatile boolean counted;
+    private volatile @Nullable CopyEvent event;
 
+    /**
+     * @param first     the transfer that maps the window: it also counts the mapping
+     * @param owedTaken operations of earlier transfers still counted in the word, taken back with this count
+     */
     IpcTransfer(IpcPath path, TransferOp op, DeviceSlice local, DeviceWindow window, ImportedWindow imported,
-                boolean first, MonoSink<Void> sink) {
+                boolean first, long owedTaken, MonoSink<Void> sink) {
         this.path = path;
         this.op = op;
         this.local = local;
         this.window = window;
         this.imported = imported;
-        this.delta = ControlBlock.OPERATION + (first ? ControlBlock.MAPPED : 0);
+        this.first = first;
+        this.owedTaken = owedTaken;
         this.sink = sink;
         sink.onCancel(() -> cancelled = true);
     }
@@ -51,19 +66,59 @@ final class IpcTransfer {
         return cancelled;
     }
 
+    private long delta() {
+        return ControlBlock.OPERATION * (1 - owedTaken) + (first ? ControlBlock.MAPPED : 0);
+    }
+
     void start() {
-        path.endpoint().fetchAdd(imported.word, delta).subscribe(this::entered, this::enterFailed);
-        // fetchAdd emits the previous value, or fails; it never completes empty.
+        PeerMapping mapped = first ? null : imported.mapped();
+        CopyEvent e = mapped != null && imported.covers(window) ? path.takeEvent() : null;
+        if (e == null) {
+            // First use, or no event free: count first, then map and copy.
+            path.endpoint().fetchAdd(imported.word, delta()).subscribe(this::entered, this::enterFailed);
+            return;
+        }
+        event = e;
+        waiting.set(2);
+        try {
+            path.queueCopy(op, local, mapped, window.offset(), e);
+        } catch (RuntimeException x) {
+            event = null;
+            path.giveEvent(e);
+            path.restoreOwed(imported, owedTaken);
+            exit(x);
+            return;
+        }
+        path.watch(this);
+        path.endpoint().fetchAdd(imported.word, delta()).subscribe(previous -> {
+            counted = true;
+            if (ControlBlock.revoked(previous)) {
+                path.windowRevoked(imported);
+                failure.compareAndSet(null, new RemoteAccessException("device window was revoked"));
+            }
+            arrive();
+        }, x -> {
+            path.restoreOwed(imported, owedTaken);
+            failure.compareAndSet(null, x);
+            arrive();
+        });
+    }
+
+    private void arrive() {
+        if (waiting.decrementAndGet() == 0) {
+            exit(failure.get());
+        }
     }
 
     private void enterFailed(Throwable e) {
         // Refused (a forged control block) or the connection is gone: nothing was counted.
-        path.windowBroken(imported, delta != ControlBlock.OPERATION);
-        path.windowReleased(imported);
-        end(e);
+        path.restoreOwed(imported, owedTaken);
+        path.windowBroken(imported, first);
+        exit(e);
     }
 
     private void entered(long previous) {
+        counted = true;
         if (ControlBlock.revoked(previous)) {
             path.windowRevoked(imported);
             exit(new RemoteAccessException("device window was revoked"));
@@ -107,7 +162,7 @@ final class IpcTransfer {
 
     /**
      * Called on the progress loop each cycle while the copy runs: whether it ended (then the transfer goes on to
-     * uncount itself).
+     * end, or waits for its count if that still travels).
      */
     boolean pollCopy() {
         CopyEvent e = event;
@@ -124,27 +179,29 @@ final class IpcTransfer {
             if (e != null) {
                 path.giveEvent(e);
             }
-            exit(failed);
+            if (waiting.get() > 0) {
+                if (failed != null) {
+                    failure.compareAndSet(null, failed);
+                }
+                arrive();
+            } else {
+                exit(failed);
+            }
         }
         return done;
     }
 
     /**
-     * Ends the transfer (its local buffer free again, its subscriber told), then takes its operation back out of the
-     * control word: the subscriber does not wait for that round trip, the window's release does.
+     * Ends the transfer (its local buffer free again, its subscriber told) and leaves its count, if it was made, to
+     * be taken back with the window's next one: the subscriber waits for no round trip to uncount it.
      */
     private void exit(@Nullable Throwable outcome) {
-        end(outcome);
-        path.endpoint().fetchAdd(imported.word, -ControlBlock.OPERATION)
-                .subscribe(null, e -> path.windowReleased(imported), () -> path.windowReleased(imported));
-    }
-
-    private void end(@Nullable Throwable outcome) {
         path.transferEnded(this, outcome);
         if (outcome != null) {
             sink.error(outcome);
         } else {
             sink.success();
         }
+        path.operationDone(imported, counted);
     }
 }
