@@ -67,11 +67,6 @@ final class ImportedWindow {
         return g != null && g.covers(w);
     }
 
-    /** Whether the mapping is open (what the poller watches). */
-    boolean isMapped() {
-        return mapping != null;
-    }
-
     /** The mapping once it is open, else null. */
     @Nullable PeerMapping mapped() {
         return mapping;

@@ -138,6 +138,9 @@ public final class IpcPath {
                     active++;
                     first = !imported.counted;
                     imported.counted = true;
+                    if (watcher == null) {
+                        watcher = Flux.interval(POLL, POLL, Schedulers.parallel()).subscribe(t -> watch());
+                    }
                     owed = imported.owed;
                     imported.owed = 0;
                 }
@@ -185,18 +188,13 @@ public final class IpcPath {
         return memory;
     }
 
-    /** Opens the copy stream and starts polling copies and watching windows, once (may block). */
+    /** Opens the copy stream and starts polling copies, once (may block). */
     void openStream() {
         synchronized (streamLock) {
             if (stream == null) {
                 stream = memory.openStream();
                 copiesWake = stream.signalCompletions(loop::wake);
                 loop.register(poller);
-            }
-        }
-        synchronized (this) {
-            if (watcher == null && !closing) {
-                watcher = Flux.interval(POLL, POLL, Schedulers.parallel()).subscribe(t -> watch());
             }
         }
     }
@@ -270,7 +268,7 @@ public final class IpcPath {
     }
 
     /**
-     * Reads the control word of every mapped window, taking back the operations of ended transfers meanwhile; a
+     * Reads the control word of every window counted as mapped, taking back the operations of ended transfers meanwhile; a
      * revoked window is unmapped once unused.
      */
     private void watch() {
@@ -278,7 +276,9 @@ public final class IpcPath {
         List<Long> owed = new ArrayList<>();
         synchronized (this) {
             for (ImportedWindow w : windows.values()) {
-                if (w.isMapped() && !w.ending && !w.pollInFlight) {
+                // Counted, not only mapped: a window whose first transfers were all cancelled before it was mapped
+                // is counted as mapped by the exporter all the same, and must see the revocation to uncount itself.
+                if (w.counted && !w.ending && !w.pollInFlight) {
                     w.pollInFlight = true;
                     mapped.add(w);
                     owed.add(w.owed);

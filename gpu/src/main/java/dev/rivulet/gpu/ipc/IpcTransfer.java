@@ -10,14 +10,13 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.MonoSink;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One put or get into a {@link DeviceWindow}, step by step: count it in the exporter's control word (refused once
  * revoked), open the mapping on first use, queue the device-to-device copy, let the progress loop see its event. On
- * a window already mapped the copy is queued at once and the count travels meanwhile: the transfer ends when both
- * are done, and fails (its bytes landed before the exporter's revocation could complete) when the count found the
- * window revoked. Every step runs to its end once started, cancelled or not: a count added is always taken back
+ * a window already mapped the copy is queued at once and the count travels meanwhile: the transfer ends with its
+ * copy, and a count that finds the window revoked makes later transfers fail (the copy landed before the exporter's
+ * revocation could complete: that waits for this mapping to close, which waits for the count). Every step runs to its end once started, cancelled or not: a count added is always taken back
  * (with the window's next count, {@link IpcPath}), a queued copy always seen complete, before the local buffer's pin
  * and the window are released.
  */
@@ -32,7 +31,6 @@ final class IpcTransfer {
     private final long owedTaken;
     private final MonoSink<Void> sink;
     private final AtomicInteger waiting = new AtomicInteger();
-    private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
     private volatile boolean cancelled;
     private volatile boolean counted;
     private volatile @Nullable CopyEvent event;
@@ -94,19 +92,18 @@ final class IpcTransfer {
             counted = true;
             if (ControlBlock.revoked(previous)) {
                 path.windowRevoked(imported);
-                failure.compareAndSet(null, new RemoteAccessException("device window was revoked"));
             }
             arrive();
         }, x -> {
             path.restoreOwed(imported, owedTaken);
-            failure.compareAndSet(null, x);
             arrive();
         });
     }
 
+    /** The copy or the count of a transfer on a mapped window ended: once both have, the window is released. */
     private void arrive() {
         if (waiting.decrementAndGet() == 0) {
-            exit(failure.get());
+            path.operationDone(imported, counted);
         }
     }
 
@@ -180,9 +177,7 @@ final class IpcTransfer {
                 path.giveEvent(e);
             }
             if (waiting.get() > 0) {
-                if (failed != null) {
-                    failure.compareAndSet(null, failed);
-                }
+                end(failed);
                 arrive();
             } else {
                 exit(failed);
@@ -196,12 +191,16 @@ final class IpcTransfer {
      * be taken back with the window's next one: the subscriber waits for no round trip to uncount it.
      */
     private void exit(@Nullable Throwable outcome) {
+        end(outcome);
+        path.operationDone(imported, counted);
+    }
+
+    private void end(@Nullable Throwable outcome) {
         path.transferEnded(this, outcome);
         if (outcome != null) {
             sink.error(outcome);
         } else {
             sink.success();
         }
-        path.operationDone(imported, counted);
     }
 }
