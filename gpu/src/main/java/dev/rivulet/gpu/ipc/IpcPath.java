@@ -113,12 +113,17 @@ public final class IpcPath {
             ImportedWindow imported;
             boolean first;
             long owed;
+            boolean pinned = false;
             try {
                 check(op, local, window);
                 synchronized (this) {
                     if (closing) {
                         throw new ResourceClosedException("device transfers are closed");
                     }
+                    if (!pins.tryPin(local.buffer())) {
+                        throw new InvalidMemoryException("device buffer is closed");
+                    }
+                    pinned = true;
                     String key = IpcExports.key(window.token());
                     imported = windows.get(key);
                     if (imported != null && imported.revoked) {
@@ -131,9 +136,6 @@ public final class IpcPath {
                     } else if (!imported.sameGrant(window)) {
                         throw new RemoteAccessException("device window does not match the grant its token names");
                     }
-                    if (!pins.tryPin(local.buffer())) {
-                        throw new InvalidMemoryException("device buffer is closed");
-                    }
                     imported.users++;
                     active++;
                     first = !imported.counted;
@@ -145,6 +147,9 @@ public final class IpcPath {
                     imported.owed = 0;
                 }
             } catch (RuntimeException e) {
+                if (pinned) {
+                    pins.unpin(local.buffer());
+                }
                 memory.metrics().transferEnded(op, TransferPath.IPC, Outcome.ERROR, local.length());
                 sink.error(e);
                 return;

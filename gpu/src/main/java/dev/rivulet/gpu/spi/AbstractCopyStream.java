@@ -50,10 +50,7 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
      * @return {@code done} as this stream's event
      */
     protected final E checkCopy(DeviceBuffer device, long offset, MemorySegment host, long bytes, CopyEvent done) {
-        checkOpen();
-        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
-            throw new InvalidRequestException("event does not belong to this stream");
-        }
+        E e = ownEvent(done);
         if (device.memory() != memory) {
             throw new InvalidRequestException("device buffer does not belong to " + memory);
         }
@@ -62,9 +59,7 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
             throw new InvalidRequestException("copy of " + bytes + " bytes at device offset " + offset
                     + " outside device buffer of " + device.length() + " or host segment of " + host.byteSize());
         }
-        @SuppressWarnings("unchecked") // every event whose stream is this one came from createEvent()
-        E mine = (E) e;
-        return mine;
+        return e;
     }
 
     /**
@@ -76,10 +71,7 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
      */
     protected final E checkPeerCopy(DeviceBuffer device, long offset, PeerMapping peer, long peerOffset, long bytes,
                                     CopyEvent done) {
-        checkOpen();
-        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
-            throw new InvalidRequestException("event does not belong to this stream");
-        }
+        E e = ownEvent(done);
         if (device.memory() != memory) {
             throw new InvalidRequestException("device buffer does not belong to " + memory);
         }
@@ -91,6 +83,15 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
             throw new InvalidRequestException("copy of " + bytes + " bytes at device offset " + offset
                     + " and peer offset " + peerOffset + " outside device buffer of " + device.length()
                     + " or peer mapping of " + peer.length());
+        }
+        return e;
+    }
+
+    /** {@code done} as this stream's event: the stream is open and the event one of its own, open. */
+    private E ownEvent(CopyEvent done) {
+        checkOpen();
+        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
+            throw new InvalidRequestException("event does not belong to this stream");
         }
         @SuppressWarnings("unchecked") // every event whose stream is this one came from createEvent()
         E mine = (E) e;
