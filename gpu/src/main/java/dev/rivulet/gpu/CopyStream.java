@@ -32,6 +32,31 @@ public interface CopyStream extends AutoCloseable {
     void copyToDevice(MemorySegment host, long bytes, DeviceBuffer target, long targetOffset, CopyEvent done);
 
     /**
+     * Queues a device-to-device copy of {@code bytes} bytes from {@code source} at {@code sourceOffset} into the
+     * peer allocation {@code target} at {@code targetOffset}, then records {@code done} (for CUDA,
+     * {@code cudaMemcpyAsync} device to device, or {@code cudaMemcpyPeerAsync} across devices).
+     *
+     * @throws DeviceMemoryException when the copy cannot be queued (nothing was queued then)
+     */
+    default void copyToPeer(DeviceBuffer source, long sourceOffset, PeerMapping target, long targetOffset, long bytes,
+                            CopyEvent done) {
+        throw new DeviceMemoryException("device-to-device copies are not supported", source.memory().kind(), 0,
+                "notSupported", null);
+    }
+
+    /**
+     * Queues a device-to-device copy of {@code bytes} bytes from the peer allocation {@code source} at
+     * {@code sourceOffset} into {@code target} at {@code targetOffset}, then records {@code done}.
+     *
+     * @throws DeviceMemoryException when the copy cannot be queued (nothing was queued then)
+     */
+    default void copyFromPeer(PeerMapping source, long sourceOffset, DeviceBuffer target, long targetOffset,
+                              long bytes, CopyEvent done) {
+        throw new DeviceMemoryException("device-to-device copies are not supported", target.memory().kind(), 0,
+                "notSupported", null);
+    }
+
+    /**
      * Asks the stream to run {@code listener} after each copy it completes, so that whoever polls the events may
      * sleep while copies run and be woken when one ends. Returns false when the stream cannot (CUDA would need a host
      * callback per copy, which costs more than polling the events: its pollers keep polling while copies run).

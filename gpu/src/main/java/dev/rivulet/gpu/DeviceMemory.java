@@ -1,6 +1,8 @@
 package dev.rivulet.gpu;
 
+import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.MemoryRegion;
+import dev.rivulet.core.spi.Availability;
 import dev.rivulet.gpu.metrics.GpuMetrics;
 
 /**
@@ -39,6 +41,47 @@ public interface DeviceMemory extends AutoCloseable {
 
     /** Whether {@link #pinRegion} pinned {@code region}. Never blocks, allocates nothing. */
     boolean isPinned(MemoryRegion region);
+
+    /**
+     * Whether buffers of this memory type can be exported to another process of this host ({@link #exportIpc}) and
+     * opened there ({@link #openIpc}), and why not when they cannot.
+     */
+    default Availability ipcAvailability() {
+        return Availability.no(kind() + " memory cannot be shared between processes");
+    }
+
+    /**
+     * The handle another process of this host opens {@code buffer} with ({@code cudaIpcGetMemHandle}): it names the
+     * whole allocation. May block.
+     *
+     * @throws TransportUnavailableException when {@link #ipcAvailability()} says no
+     */
+    default byte[] exportIpc(DeviceBuffer buffer) {
+        throw new TransportUnavailableException(ipcAvailability().reason());
+    }
+
+    /**
+     * Maps the allocation of another process that {@code handle} names ({@code cudaIpcOpenMemHandle}, peer access
+     * enabled where it lies on another GPU); {@code length} is the allocation's size. A process cannot open its own
+     * handles: see {@link #mapLocal}. May block.
+     *
+     * @throws DeviceMemoryException when the handle cannot be opened (a handle of no live allocation)
+     * @throws TransportUnavailableException when {@link #ipcAvailability()} says no
+     */
+    default PeerMapping openIpc(byte[] handle, long length) {
+        throw new TransportUnavailableException(ipcAvailability().reason());
+    }
+
+    /**
+     * {@code exported}, a buffer of this process (of this memory type, perhaps of another device), as a peer mapping
+     * for this memory type's streams: what a process uses instead of opening its own handle. Closing it leaves the
+     * buffer as it is.
+     *
+     * @throws TransportUnavailableException when {@link #ipcAvailability()} says no
+     */
+    default PeerMapping mapLocal(DeviceBuffer exported) {
+        throw new TransportUnavailableException(ipcAvailability().reason());
+    }
 
     /** The meters of this memory type and the transfers using it ({@code rivulet.gpu.*}). */
     GpuMetrics metrics();

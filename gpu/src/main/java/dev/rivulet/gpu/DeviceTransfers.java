@@ -6,9 +6,13 @@ import dev.rivulet.core.error.InvalidMemoryException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.loop.ProgressEngine;
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.RemoteMemory;
 import dev.rivulet.core.spi.Availability;
 import dev.rivulet.gpu.direct.DirectPath;
+import dev.rivulet.gpu.ipc.DeviceGrant;
+import dev.rivulet.gpu.ipc.DeviceWindow;
+import dev.rivulet.gpu.ipc.IpcPath;
 import dev.rivulet.gpu.metrics.GpuMetrics.Outcome;
 import dev.rivulet.gpu.metrics.GpuMetrics.TransferOp;
 import dev.rivulet.gpu.staging.DevicePins;
@@ -68,17 +72,19 @@ public final class DeviceTransfers implements Disposable {
     private final StagingEngine staged;
     private final @Nullable DirectPath direct;
     private final DeviceTransferCapabilities capabilities;
+    private final IpcPath ipc;
 
     private DeviceTransfers(Endpoint endpoint, DeviceMemory memory, DeviceTransferConfig config, StagingEngine staged,
-                            @Nullable DirectPath direct, String directReason) {
+                            @Nullable DirectPath direct, String directReason, IpcPath ipc) {
         this.endpoint = endpoint;
         this.memory = memory;
         this.config = config;
         this.staged = staged;
         this.direct = direct;
+        this.ipc = ipc;
         this.capabilities = new DeviceTransferCapabilities(TransferPath.STAGED,
                 direct != null ? TransferPath.DIRECT : TransferPath.STAGED, directReason, config.chunkSize(),
-                config.stagingBuffers());
+                config.stagingBuffers(), ipc.availability().available() ? "available" : ipc.availability().reason());
     }
 
     /**
@@ -121,7 +127,9 @@ public final class DeviceTransfers implements Disposable {
         StagingEngine engine = StagingEngine.open(endpoint, loops.nextLoop(), memory,
                 config.chunkSize(), config.stagingBuffers(), PINS);
         DirectPath direct = directAvailable.available() ? DirectPath.open(transport, endpoint, memory) : null;
-        DeviceTransfers d = new DeviceTransfers(endpoint, memory, config, engine, direct, directAvailable.reason());
+        IpcPath ipc = new IpcPath(endpoint, loops.nextLoop(), memory, PINS);
+        DeviceTransfers d = new DeviceTransfers(endpoint, memory, config, engine, direct, directAvailable.reason(),
+                ipc);
         endpoint.onClose().subscribe(null, e -> d.dispose(), d::dispose);
         return d;
     }
@@ -193,6 +201,44 @@ public final class DeviceTransfers implements Disposable {
         return Mono.create(sink -> staged.get(source, target, sink));
     }
 
+    /**
+     * Lets the peer process of this endpoint, on the same host, map all of {@code buffer} and put into it
+     * ({@link Access#REMOTE_WRITE}) and get from it ({@link Access#REMOTE_READ}) with device-to-device copies (CUDA
+     * IPC): send it {@code grant.remote()}. Only whole buffers are granted, because an IPC handle maps the whole
+     * allocation into the peer: a window on part of it would still let the peer's process reach all of it, so
+     * this never exposes more than the caller granted. The peer enforces rights and revocation itself: grant only
+     * to processes you trust. The buffer stays allocated until the grant is revoked ({@link DeviceGrant#revoke()},
+     * or this endpoint closes). May block (not on a polling thread).
+     *
+     * @throws dev.rivulet.core.error.TransportUnavailableException when this memory type cannot share buffers
+     *                                                              between processes (the message says why)
+     * @throws InvalidMemoryException when the buffer is closed or of another memory type
+     * @throws InvalidRequestException when {@code rights} names other rights than remote read and write
+     */
+    public DeviceGrant grant(DeviceBuffer buffer, Access... rights) {
+        return ipc.grant(buffer, rights);
+    }
+
+    /**
+     * Writes {@code source} into the peer's device memory at the start of {@code target} (granted to this
+     * endpoint's connection, {@link #grant}) as one device-to-device copy on this side's copy stream, with no host
+     * memory in between ({@link TransferPath#IPC}). Completes when the copy is done. Fails with
+     * {@link dev.rivulet.core.error.RemoteAccessException} when the window does not grant remote writes, was revoked
+     * or does not match its grant, with {@link InvalidRequestException} when {@code source} is longer than the
+     * window or the window comes from another host.
+     */
+    public Mono<Void> put(DeviceSlice source, DeviceWindow target) {
+        return ipc.transfer(TransferOp.PUT, source, target);
+    }
+
+    /**
+     * Reads {@code target.length()} bytes at the start of the peer's window {@code source} into {@code target}, as
+     * {@link #put(DeviceSlice, DeviceWindow)} writes (remote read needed).
+     */
+    public Mono<Void> get(DeviceWindow source, DeviceSlice target) {
+        return ipc.transfer(TransferOp.GET, target, source);
+    }
+
     private Mono<Void> directly(TransferOp op, DeviceSlice device, java.util.function.Supplier<Mono<Void>> transfer) {
         return Mono.defer(() -> {
             if (!device.buffer().tryPin()) {
@@ -255,6 +301,7 @@ public final class DeviceTransfers implements Disposable {
      */
     @Override
     public void dispose() {
+        ipc.close();
         staged.close();
         if (direct != null) {
             direct.close();
@@ -266,8 +313,11 @@ public final class DeviceTransfers implements Disposable {
         return staged.isClosing();
     }
 
-    /** Completes once the staging buffers, events and streams are released. */
+    /**
+     * Completes once the staging buffers, events and streams are released, this side's device grants revoked and
+     * the peer's windows unmapped.
+     */
     public Mono<Void> onClose() {
-        return staged.onClose();
+        return Mono.when(staged.onClose(), ipc.onClose());
     }
 }

@@ -11,7 +11,12 @@ public enum TransferPath {
      * Device memory registered with the provider ({@code FI_HMEM}) and handed to it as it is (GPUDirect RDMA): no
      * staging copy. Only puts and gets, on libfabric providers that report {@code FI_HMEM}.
      */
-    DIRECT("direct");
+    DIRECT("direct"),
+    /**
+     * Device memory of another process of the same host mapped into this one (CUDA IPC): a put or get is one
+     * device-to-device copy, with no host memory in between. Only puts and gets into {@code DeviceWindow}s.
+     */
+    IPC("ipc");
 
     private final String tag;
 

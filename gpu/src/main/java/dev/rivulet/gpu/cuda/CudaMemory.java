@@ -3,6 +3,8 @@ package dev.rivulet.gpu.cuda;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.spi.Availability;
+import dev.rivulet.gpu.DeviceBuffer;
+import dev.rivulet.gpu.PeerMapping;
 import dev.rivulet.gpu.spi.AbstractCopyStream;
 import dev.rivulet.gpu.spi.AbstractDeviceBuffer;
 import dev.rivulet.gpu.spi.AbstractDeviceMemory;
@@ -69,6 +71,39 @@ public final class CudaMemory extends AbstractDeviceMemory {
         CudaRuntime.setDevice(device());
         CudaRuntime.check("cudaHostRegister", JCuda.cudaHostRegister(new RawPointer(segment.address()),
                 segment.byteSize(), JCuda.cudaHostRegisterDefault));
+    }
+
+    /** CUDA IPC works wherever CUDA does on Linux (the only platform JCuda's natives are taken for here). */
+    @Override
+    public Availability ipcAvailability() {
+        return availability();
+    }
+
+    @Override
+    public byte[] exportIpc(DeviceBuffer buffer) {
+        checkOwn(buffer);
+        CudaRuntime.setDevice(device());
+        return CudaIpc.export(buffer.address());
+    }
+
+    @Override
+    public PeerMapping openIpc(byte[] handle, long length) {
+        return CudaPeerMapping.open(handle, length, device());
+    }
+
+    /** A CUDA buffer of this process, of any device: its copies go peer to peer when the devices differ. */
+    @Override
+    public PeerMapping mapLocal(DeviceBuffer exported) {
+        if (!(exported instanceof CudaBuffer)) {
+            throw new InvalidRequestException("not a CUDA buffer: " + exported);
+        }
+        return CudaPeerMapping.local(exported.address(), exported.length(), exported.memory().device());
+    }
+
+    private void checkOwn(DeviceBuffer buffer) {
+        if (buffer.memory() != this) {
+            throw new InvalidRequestException("buffer does not belong to " + this);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.rivulet.gpu.cuda;
 
 import dev.rivulet.gpu.CopyEvent;
 import dev.rivulet.gpu.DeviceBuffer;
+import dev.rivulet.gpu.PeerMapping;
 import dev.rivulet.gpu.spi.AbstractCopyStream;
 import jcuda.runtime.JCuda;
 import jcuda.runtime.cudaEvent_t;
@@ -48,6 +49,41 @@ final class CudaStream extends AbstractCopyStream<CudaEvent> {
         CudaEvent e = checkCopy(target, targetOffset, host, bytes, done);
         enqueue(new RawPointer(target.address() + targetOffset), new RawPointer(host.address()), bytes,
                 cudaMemcpyKind.cudaMemcpyHostToDevice, e);
+    }
+
+    @Override
+    public void copyToPeer(DeviceBuffer source, long sourceOffset, PeerMapping target, long targetOffset, long bytes,
+                           CopyEvent done) {
+        CudaEvent e = checkPeerCopy(source, sourceOffset, target, targetOffset, bytes, done);
+        enqueuePeer(target.address() + targetOffset, target.device(), source.address() + sourceOffset, device, bytes,
+                e);
+    }
+
+    @Override
+    public void copyFromPeer(PeerMapping source, long sourceOffset, DeviceBuffer target, long targetOffset,
+                             long bytes, CopyEvent done) {
+        CudaEvent e = checkPeerCopy(target, targetOffset, source, sourceOffset, bytes, done);
+        enqueuePeer(target.address() + targetOffset, device, source.address() + sourceOffset, source.device(), bytes,
+                e);
+    }
+
+    /**
+     * A device-to-device copy: {@code cudaMemcpyAsync} when both sides are this stream's device (an IPC mapping is
+     * opened on it), {@code cudaMemcpyPeerAsync} when one lies on another device of this process.
+     */
+    private void enqueuePeer(long dst, int dstDevice, long src, int srcDevice, long bytes, CudaEvent e) {
+        if (dstDevice == srcDevice) {
+            enqueue(new RawPointer(dst), new RawPointer(src), bytes, cudaMemcpyKind.cudaMemcpyDeviceToDevice, e);
+            return;
+        }
+        try {
+            CudaRuntime.setDevice(device);
+            CudaRuntime.check("cudaMemcpyPeerAsync", JCuda.cudaMemcpyPeerAsync(new RawPointer(dst), dstDevice,
+                    new RawPointer(src), srcDevice, bytes, stream));
+            CudaRuntime.check("cudaEventRecord", JCuda.cudaEventRecord(e.event, stream));
+        } catch (jcuda.CudaException x) {
+            throw CudaRuntime.error("cudaMemcpyPeerAsync", x);
+        }
     }
 
     private void enqueue(RawPointer dst, RawPointer src, long bytes, int kind, CudaEvent e) {

@@ -25,6 +25,10 @@ final class StandInEvent extends AbstractCopyEvent {
     long deviceOffset;
     MemorySegment host;
     long bytes;
+    // Set for a device-to-device copy instead of host: the peer side, and whether the copy goes to it.
+    MemorySegment peer;
+    long peerOffset;
+    boolean toPeer;
     DeviceMemoryException error;
 
     StandInEvent(StandInStream stream) {

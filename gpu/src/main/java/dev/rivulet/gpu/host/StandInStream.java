@@ -5,6 +5,7 @@ import dev.rivulet.gpu.CopyDirection;
 import dev.rivulet.gpu.CopyEvent;
 import dev.rivulet.gpu.DeviceBuffer;
 import dev.rivulet.gpu.DeviceMemoryException;
+import dev.rivulet.gpu.PeerMapping;
 import dev.rivulet.gpu.spi.AbstractCopyStream;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.slf4j.Logger;
@@ -56,6 +57,38 @@ final class StandInStream extends AbstractCopyStream<StandInEvent> {
         enqueue(CopyDirection.TO_DEVICE, target, targetOffset, host, bytes, done);
     }
 
+    @Override
+    public void copyToPeer(DeviceBuffer source, long sourceOffset, PeerMapping target, long targetOffset, long bytes,
+                           CopyEvent done) {
+        enqueuePeer(source, sourceOffset, target, targetOffset, bytes, done, true);
+    }
+
+    @Override
+    public void copyFromPeer(PeerMapping source, long sourceOffset, DeviceBuffer target, long targetOffset,
+                             long bytes, CopyEvent done) {
+        enqueuePeer(target, targetOffset, source, sourceOffset, bytes, done, false);
+    }
+
+    /** A device-to-device copy; the copy hook is not run for it (it hooks copies between host and device). */
+    private void enqueuePeer(DeviceBuffer device, long offset, PeerMapping peer, long peerOffset, long bytes,
+                             CopyEvent done, boolean toPeer) {
+        StandInEvent e = checkPeerCopy(device, offset, peer, peerOffset, bytes, done);
+        if (!(peer instanceof StandInPeerMapping p)) {
+            throw new InvalidRequestException("not a stand-in peer mapping: " + peer);
+        }
+        if (e.state == StandInEvent.QUEUED) {
+            throw new InvalidRequestException("event is still recording an earlier copy");
+        }
+        e.direction = toPeer ? CopyDirection.TO_HOST : CopyDirection.TO_DEVICE;
+        e.device = ((StandInBuffer) device).memory;
+        e.deviceOffset = offset;
+        e.peer = p.memory;
+        e.peerOffset = peerOffset;
+        e.toPeer = toPeer;
+        e.bytes = bytes;
+        offer(e);
+    }
+
     private void enqueue(CopyDirection direction, DeviceBuffer device, long offset, MemorySegment host, long bytes,
                          CopyEvent done) {
         StandInEvent e = checkCopy(device, offset, host, bytes, done);
@@ -72,6 +105,10 @@ final class StandInStream extends AbstractCopyStream<StandInEvent> {
         e.deviceOffset = offset;
         e.host = host;
         e.bytes = bytes;
+        offer(e);
+    }
+
+    private void offer(StandInEvent e) {
         e.state = StandInEvent.QUEUED;
         if (!queue.offer(e)) {
             e.state = StandInEvent.IDLE;
@@ -103,28 +140,37 @@ final class StandInStream extends AbstractCopyStream<StandInEvent> {
 
     private void copy(StandInEvent e) {
         try {
-            hook.beforeCopy(e.direction, e.bytes);
-            if (e.direction == CopyDirection.TO_HOST) {
-                MemorySegment.copy(e.device, e.deviceOffset, e.host, 0, e.bytes);
+            if (e.peer != null) {
+                // Device to device: no hook (it stands for copies between host and device).
+                if (e.toPeer) {
+                    MemorySegment.copy(e.device, e.deviceOffset, e.peer, e.peerOffset, e.bytes);
+                } else {
+                    MemorySegment.copy(e.peer, e.peerOffset, e.device, e.deviceOffset, e.bytes);
+                }
             } else {
-                MemorySegment.copy(e.host, 0, e.device, e.deviceOffset, e.bytes);
+                hook.beforeCopy(e.direction, e.bytes);
+                if (e.direction == CopyDirection.TO_HOST) {
+                    MemorySegment.copy(e.device, e.deviceOffset, e.host, 0, e.bytes);
+                } else {
+                    MemorySegment.copy(e.host, 0, e.device, e.deviceOffset, e.bytes);
+                }
             }
-            e.device = null;
-            e.host = null;
-            e.state = StandInEvent.DONE;
+            end(e, null);
         } catch (DeviceMemoryException failed) {
-            e.device = null;
-            e.host = null;
-            e.error = failed;
-            e.state = StandInEvent.FAILED;
+            end(e, failed);
         } catch (RuntimeException | Error unexpected) {
             log.error("stand-in copy failed", unexpected);
-            e.device = null;
-            e.host = null;
-            e.error = new DeviceMemoryException("copy failed: " + unexpected, HostMemoryStandIn.KIND, 999,
-                    "standInErrorUnknown", String.valueOf(unexpected.getMessage()));
-            e.state = StandInEvent.FAILED;
+            end(e, new DeviceMemoryException("copy failed: " + unexpected, HostMemoryStandIn.KIND, 999,
+                    "standInErrorUnknown", String.valueOf(unexpected.getMessage())));
         }
+    }
+
+    private static void end(StandInEvent e, DeviceMemoryException failed) {
+        e.device = null;
+        e.host = null;
+        e.peer = null;
+        e.error = failed;
+        e.state = failed == null ? StandInEvent.DONE : StandInEvent.FAILED;
     }
 
     /** The copy thread runs {@code listener} after each copy, so a poller may sleep meanwhile. */

@@ -5,6 +5,7 @@ import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.gpu.CopyEvent;
 import dev.rivulet.gpu.CopyStream;
 import dev.rivulet.gpu.DeviceBuffer;
+import dev.rivulet.gpu.PeerMapping;
 
 import java.lang.foreign.MemorySegment;
 
@@ -49,10 +50,7 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
      * @return {@code done} as this stream's event
      */
     protected final E checkCopy(DeviceBuffer device, long offset, MemorySegment host, long bytes, CopyEvent done) {
-        checkOpen();
-        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
-            throw new InvalidRequestException("event does not belong to this stream");
-        }
+        E e = ownEvent(done);
         if (device.memory() != memory) {
             throw new InvalidRequestException("device buffer does not belong to " + memory);
         }
@@ -60,6 +58,40 @@ public abstract class AbstractCopyStream<E extends AbstractCopyEvent> implements
                 || bytes > host.byteSize()) {
             throw new InvalidRequestException("copy of " + bytes + " bytes at device offset " + offset
                     + " outside device buffer of " + device.length() + " or host segment of " + host.byteSize());
+        }
+        return e;
+    }
+
+    /**
+     * Checks a device-to-device copy of {@code bytes} between {@code device} at {@code offset} and {@code peer} at
+     * {@code peerOffset} before it is queued, as {@link #checkCopy} checks one with host memory; the mapping must be
+     * open.
+     *
+     * @return {@code done} as this stream's event
+     */
+    protected final E checkPeerCopy(DeviceBuffer device, long offset, PeerMapping peer, long peerOffset, long bytes,
+                                    CopyEvent done) {
+        E e = ownEvent(done);
+        if (device.memory() != memory) {
+            throw new InvalidRequestException("device buffer does not belong to " + memory);
+        }
+        if (!peer.isOpen()) {
+            throw new ResourceClosedException("peer mapping is closed");
+        }
+        if (offset < 0 || bytes < 0 || offset > device.length() || bytes > device.length() - offset
+                || peerOffset < 0 || peerOffset > peer.length() || bytes > peer.length() - peerOffset) {
+            throw new InvalidRequestException("copy of " + bytes + " bytes at device offset " + offset
+                    + " and peer offset " + peerOffset + " outside device buffer of " + device.length()
+                    + " or peer mapping of " + peer.length());
+        }
+        return e;
+    }
+
+    /** {@code done} as this stream's event: the stream is open and the event one of its own, open. */
+    private E ownEvent(CopyEvent done) {
+        checkOpen();
+        if (!(done instanceof AbstractCopyEvent e) || e.stream != this || e.isClosed()) {
+            throw new InvalidRequestException("event does not belong to this stream");
         }
         @SuppressWarnings("unchecked") // every event whose stream is this one came from createEvent()
         E mine = (E) e;
