@@ -66,20 +66,28 @@ public final class GpuIpcBench {
         List<Long> sizes = List.of(16L << 20, 64L << 20, 256L << 20);
         int runs = 20;
         boolean spin = true;
+        int warmup = 5_000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--memory" -> memoryKind = args[++i];
                 case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).map(GpuIpcBench::bytes).toList();
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--idle" -> spin = !args[++i].equals("sleep");
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--memory cuda|standin, --sizes 16M,64M,256M, --runs N, --idle spin|sleep)");
+                        + " (--memory cuda|standin, --sizes 16M,64M,256M, --runs N, --idle spin|sleep, --warmup N)");
             }
         }
-        run(memoryKind, sizes, runs, spin, System.out);
+        run(memoryKind, sizes, runs, spin, warmup, System.out);
     }
 
-    static void run(String memoryKind, List<Long> sizes, int runs, boolean spin, PrintStream out) throws Exception {
+    /**
+     * With {@code warmup} small transfers each way (and as many atomics and in-process copies) before the first size
+     * is timed: a few runs per size leave the path interpreted or half compiled, which shows as a per-transfer cost
+     * that shrinks from one size to the next.
+     */
+    static void run(String memoryKind, List<Long> sizes, int runs, boolean spin, int warmup, PrintStream out)
+            throws Exception {
         try (DeviceMemory memory = IpcPeerProcess.memory(memoryKind);
              IpcPeer peer = IpcPeer.start(memoryKind, spin, TIMEOUT)) {
             DeviceTransfers transfers = DeviceTransfers.open(peer.transport(), peer.endpoint(), memory,
@@ -88,6 +96,9 @@ public final class GpuIpcBench {
                     memoryKind, memory.device(), runs, spin ? "spin" : "sleep");
             out.printf(Locale.ROOT, "%10s %26s %26s %26s %8s %8s %12s%n", "size", "d2d-in-process (bound)",
                     "ipc-put", "ipc-get", "put/bnd", "get/bnd", "atomic-us");
+            if (warmup > 0) {
+                warmUp(memory, transfers, peer, warmup);
+            }
             for (long size : sizes) {
                 Column bound = Column.of(size, inProcess(memory, size, runs));
                 DeviceBuffer target = memory.allocate(size);
@@ -111,6 +122,25 @@ public final class GpuIpcBench {
             }
             transfers.dispose();
             transfers.onClose().block(TIMEOUT);
+        }
+    }
+
+    /** Runs the timed paths {@code times} times on 64 KiB, so that what is timed next runs compiled. */
+    private static void warmUp(DeviceMemory memory, DeviceTransfers transfers, IpcPeer peer, int times)
+            throws Exception {
+        long size = 64 << 10;
+        inProcess(memory, size, times);
+        DeviceBuffer target = memory.allocate(size);
+        try (DeviceGrant grant = transfers.grant(target, Access.REMOTE_WRITE, Access.REMOTE_READ)) {
+            String w = IpcPeer.hex(grant.remote());
+            peer.call("alloc warm " + size, TIMEOUT);
+            peer.call("time put warm " + w + " " + times, TIMEOUT);
+            peer.call("time get warm " + w + " " + times, TIMEOUT);
+            peer.call("atomic " + w + " " + times, TIMEOUT);
+            peer.call("free warm", TIMEOUT);
+            grant.revoke().block(TIMEOUT);
+        } finally {
+            target.close();
         }
     }
 
