@@ -5,6 +5,7 @@ import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
+import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.Grant;
@@ -12,10 +13,13 @@ import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.core.memory.RegisteredSlice;
 import dev.rivulet.core.memory.RemoteMemory;
+import dev.rivulet.gpu.bench.DeviceContent;
 import dev.rivulet.gpu.bench.GpuStagingBench;
 import dev.rivulet.gpu.bench.HostDeviceCopies;
 import dev.rivulet.gpu.cuda.CudaMemory;
 import dev.rivulet.gpu.host.HostMemoryStandIn;
+import dev.rivulet.gpu.ipc.DeviceGrant;
+import dev.rivulet.gpu.ipc.DeviceWindow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The examples of docs/gpu.md, run with whichever device memory this machine has. */
 class GpuDocsExamplesTest {
@@ -118,6 +123,65 @@ class GpuDocsExamplesTest {
         } finally {
             endpoint.dispose();
             server.disposeGracefully(Duration.ofSeconds(5)).block(TIMEOUT);
+        }
+    }
+
+    @Test
+    void deviceMemoryBetweenProcessesOfOneHost() {
+        Endpoint[] pair = new Endpoint[2];
+        RivuletServer.BoundServer server = RivuletServer.create().runOn(transport).bindAddress("local://gpu-ipc-docs")
+                .handle(ep -> {
+                    pair[1] = ep;
+                    return ep.onClose();
+                })
+                .bindNow();
+        Endpoint endpoint = RivuletClient.create().runOn(transport).remoteAddress("local://gpu-ipc-docs")
+                .connectNow();
+        while (pair[1] == null) {
+            Thread.onSpinWait();
+        }
+        Endpoint peerEndpoint = pair[1];
+        // The stand-in shares memory between processes only when asked to (its buffers are then files in /dev/shm).
+        DeviceMemory shared = memory instanceof CudaMemory ? memory : HostMemoryStandIn.shareable();
+        long bytes = 1 << 20;
+        try {
+            DeviceTransfers gpu = DeviceTransfers.open(transport, endpoint, shared, DeviceTransferConfig.defaults())
+                    .block(TIMEOUT);
+            DeviceTransfers peer = DeviceTransfers.open(transport, peerEndpoint, shared,
+                    DeviceTransferConfig.defaults()).block(TIMEOUT);
+            DeviceBuffer kvCache = shared.allocate(bytes);
+            DeviceBuffer mine = shared.allocate(bytes);
+            DeviceContent.fill(shared, transport.memory(), kvCache, 7);
+
+            // snippet:begin ipc
+            // In the process holding the KV cache: the peer may map the whole buffer, to read and write it.
+            DeviceGrant grant = gpu.grant(kvCache, Access.REMOTE_READ, Access.REMOTE_WRITE);
+            endpoint.send(grant.remote().toBytes()).subscribe();     // goes once the peer asks for a message
+
+            // In the peer, a process of the same host: its gets and puts are device-to-device copies.
+            DeviceWindow window = DeviceWindow.fromBytes(peerEndpoint.receive().asByteArray().blockFirst());
+            peer.get(window, mine.slice()).block();
+
+            // Taken back: complete once the peer has unmapped the buffer (or is gone).
+            grant.revoke().block();
+            // snippet:end
+
+            assertThat(DeviceContent.checksum(shared, transport.memory(), mine))
+                    .isEqualTo(DeviceContent.checksum(shared, transport.memory(), kvCache));
+            assertThat(gpu.capabilities().ipcAvailable()).isTrue();
+            assertThatThrownBy(() -> peer.put(mine.slice(), window).block(TIMEOUT)).as("a put after the revocation")
+                    .isInstanceOf(RemoteAccessException.class);
+            gpu.dispose();
+            peer.dispose();
+            Mono.when(gpu.onClose(), peer.onClose()).block(TIMEOUT);
+            kvCache.close();
+            mine.close();
+        } finally {
+            endpoint.dispose();
+            server.disposeGracefully(Duration.ofSeconds(5)).block(TIMEOUT);
+            if (shared != memory) {
+                shared.close();
+            }
         }
     }
 
