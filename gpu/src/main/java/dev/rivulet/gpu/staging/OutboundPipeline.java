@@ -139,6 +139,7 @@ final class OutboundPipeline {
         this.slots = slots;
         this.free = new ArrayDeque<>(slots.length);
         for (Slot s : slots) {
+            s.step = new NetworkStep(s);
             free.push(s);
         }
     }
@@ -337,7 +338,7 @@ final class OutboundPipeline {
             if (t instanceof Get g) {
                 state(s, Slot.NETWORK);
                 engine.endpoint.get(g.remote.slice(t.offset(k), s.length), s.local())
-                        .subscribe(new NetworkStep(s));
+                        .subscribe(s.step);
             } else {
                 state(s, Slot.TO_HOST);
                 s.copyStart = System.nanoTime();
@@ -417,7 +418,7 @@ final class OutboundPipeline {
                 state(s, Slot.NETWORK);
                 Put p = (Put) t;
                 engine.endpoint.put(s.local(), p.remote.slice(t.offset(s.chunk), s.length))
-                        .subscribe(new NetworkStep(s));
+                        .subscribe(s.step);
             }
             toHost.pollFirst();
             engine.metrics.copied(CopyDirection.TO_HOST, s.length, System.nanoTime() - s.copyStart);
@@ -583,9 +584,14 @@ final class OutboundPipeline {
 
     // ---- signals from the endpoint, brought to the loop thread ----
 
-    /** The end of one chunk's put or get. */
-    private final class NetworkStep implements CoreSubscriber<Void> {
+    /**
+     * The end of one chunk's put or get: one per slot, subscribed to each operation the slot's chunk goes through
+     * (a slot starts its next operation only after this one's end was handled), so no object is made per chunk.
+     */
+    final class NetworkStep implements CoreSubscriber<Void>, Runnable {
         private final Slot slot;
+        /** The operation's error, written before the hand-over to the loop and read there. */
+        private Throwable error;
 
         NetworkStep(Slot slot) {
             this.slot = slot;
@@ -602,12 +608,21 @@ final class OutboundPipeline {
 
         @Override
         public void onError(Throwable e) {
-            engine.run(() -> networkDone(slot, e));
+            error = e;
+            engine.run(this);
         }
 
         @Override
         public void onComplete() {
-            engine.run(() -> networkDone(slot, null));
+            engine.run(this);
+        }
+
+        /** On the loop thread. */
+        @Override
+        public void run() {
+            Throwable e = error;
+            error = null;
+            networkDone(slot, e);
         }
     }
 
