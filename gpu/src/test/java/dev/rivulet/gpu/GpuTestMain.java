@@ -28,7 +28,8 @@ public final class GpuTestMain {
     public static void main(String[] args) {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
         if (args.length == 0) {
-            request.selectors(selectClass(CudaAvailabilityTest.class), selectClass(CudaTransfersTest.class));
+            request.selectors(selectClass(CudaAvailabilityTest.class), selectClass(CudaTransfersTest.class),
+                    selectClass("dev.rivulet.gpu.cuda.MovablePointerTest"));
         } else if (args.length == 1 && args[0].equals("all")) {
             request.selectors(selectPackage("dev.rivulet.gpu"));
         } else {
