@@ -130,6 +130,12 @@ final class OutboundPipeline {
     private final ArrayList<Transfer> transfers = new ArrayList<>();
     /** Messages to be closed with an abort, in order; nothing else is pushed while one waits. */
     private final ArrayDeque<Send> aborts = new ArrayDeque<>();
+    /**
+     * The message whose streaming send started last. The next one starts only once this one's send has ended: the
+     * endpoint keeps the order of what it posts, but items of one streaming send it has not posted yet (waiting for
+     * credits or ring space) could otherwise be overtaken by the next send's.
+     */
+    private Send lastStream;
     private volatile int inUse;
     /** Slots whose chunk the network holds now (a message being sent, a put or get in flight). */
     private volatile int inNetwork;
@@ -432,6 +438,9 @@ final class OutboundPipeline {
         if (s.stream != null) {
             return true;
         }
+        if (lastStream != null && !lastStream.streamEnded) {
+            return false; // the previous message is not all posted yet: its StreamEnd brings the loop back
+        }
         Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
         if (header == null) {
             return false;
@@ -439,6 +448,7 @@ final class OutboundPipeline {
         WireFormat.writeHeader(header, s.length, s.chunkSize);
         s.stream = new ChunkStream(engine::wake);
         s.end = new StreamEnd(s);
+        lastStream = s;
         engine.endpoint.send(s.stream).subscribe(s.end);
         if (!s.stream.ready()) {
             // The endpoint refused the send at once (closing): StreamEnd has the reason.
