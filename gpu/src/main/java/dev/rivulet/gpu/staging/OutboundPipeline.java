@@ -131,9 +131,10 @@ final class OutboundPipeline {
     /** Messages to be closed with an abort, in order; nothing else is pushed while one waits. */
     private final ArrayDeque<Send> aborts = new ArrayDeque<>();
     /**
-     * The message whose streaming send started last. The next one starts only once this one's send has ended: the
-     * endpoint keeps the order of what it posts, but items of one streaming send it has not posted yet (waiting for
-     * credits or ring space) could otherwise be overtaken by the next send's.
+     * The message whose streaming send started last, until that send ended (null then). The next message's send
+     * starts only once this one's has ended: the endpoint keeps the order of what it posts, but items of one
+     * streaming send it has not posted yet (waiting for credits or ring space) could otherwise be overtaken by the
+     * next send's.
      */
     private Send lastStream;
     private volatile int inUse;
@@ -241,7 +242,7 @@ final class OutboundPipeline {
         for (Transfer t : new ArrayList<>(transfers)) {
             if (t instanceof Send s && s.end != null && !s.streamEnded) {
                 s.end.cancel();
-                s.streamEnded = true; // a cancelled streaming send signals nothing more
+                streamEnded(s); // a cancelled streaming send signals nothing more
                 if (s.abortPending) {
                     s.abortPending = false;
                     aborts.remove(s);
@@ -438,7 +439,7 @@ final class OutboundPipeline {
         if (s.stream != null) {
             return true;
         }
-        if (lastStream != null && !lastStream.streamEnded) {
+        if (lastStream != null) {
             return false; // the previous message is not all posted yet: its StreamEnd brings the loop back
         }
         Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
@@ -636,6 +637,14 @@ final class OutboundPipeline {
         }
     }
 
+    /** The streaming send of {@code s} has terminated: the next message's may start. */
+    private void streamEnded(Send s) {
+        s.streamEnded = true;
+        if (lastStream == s) {
+            lastStream = null;
+        }
+    }
+
     /** The end of a message's streaming send. */
     private final class StreamEnd implements CoreSubscriber<Void> {
         private final Send send;
@@ -665,7 +674,7 @@ final class OutboundPipeline {
         @Override
         public void onError(Throwable e) {
             engine.run(() -> {
-                send.streamEnded = true;
+                streamEnded(send);
                 send.streamError = e;
                 if (send.abortPending) { // nothing more can be sent on it
                     send.abortPending = false;
@@ -678,7 +687,7 @@ final class OutboundPipeline {
         @Override
         public void onComplete() {
             engine.run(() -> {
-                send.streamEnded = true;
+                streamEnded(send);
                 maybeEnd(send);
             });
         }
