@@ -90,6 +90,8 @@ final class OutboundPipeline {
         int emitted;
         boolean abortPending;
         boolean queued;
+        /** The header, written and waiting for the endpoint's first demand on the stream; null once pushed. */
+        Buffer header;
 
         Send(DeviceSlice device, int chunkSize, MonoSink<Void> sink) {
             super(TransferOp.SEND, device, chunkSize, sink);
@@ -275,6 +277,9 @@ final class OutboundPipeline {
             return;
         }
         t.ended = true;
+        if (t instanceof Send s) {
+            dropHeader(s);
+        }
         transfers.remove(t);
         toHost.remove(t);
         if (t.pinned) {
@@ -434,30 +439,47 @@ final class OutboundPipeline {
         return work;
     }
 
-    /** Starts the message of {@code s}: its streaming send, and the header as its first item. */
+    /**
+     * Starts the message of {@code s}: its streaming send, and the header as its first item once the endpoint asks
+     * for items (it may ask later, from its own thread). False while the header cannot go yet.
+     */
     private boolean pushHeader(Send s) {
-        if (s.stream != null) {
-            return true;
+        if (s.stream == null) {
+            if (lastStream != null) {
+                return false; // the previous message is not all posted yet: its StreamEnd brings the loop back
+            }
+            Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
+            if (header == null) {
+                return false;
+            }
+            WireFormat.writeHeader(header, s.length, s.chunkSize);
+            s.header = header;
+            s.stream = new ChunkStream(engine::wake);
+            s.end = new StreamEnd(s);
+            lastStream = s;
+            engine.endpoint.send(s.stream).subscribe(s.end);
         }
-        if (lastStream != null) {
-            return false; // the previous message is not all posted yet: its StreamEnd brings the loop back
+        if (s.header != null) {
+            if (s.stream.gone()) {
+                dropHeader(s); // the endpoint refused the send: StreamEnd has the reason
+                return true;
+            }
+            if (!s.stream.ready()) {
+                return false; // no demand yet: its arrival wakes the loop
+            }
+            Buffer header = s.header;
+            s.header = null;
+            s.stream.emit(header);
         }
-        Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
-        if (header == null) {
-            return false;
-        }
-        WireFormat.writeHeader(header, s.length, s.chunkSize);
-        s.stream = new ChunkStream(engine::wake);
-        s.end = new StreamEnd(s);
-        lastStream = s;
-        engine.endpoint.send(s.stream).subscribe(s.end);
-        if (!s.stream.ready()) {
-            // The endpoint refused the send at once (closing): StreamEnd has the reason.
-            header.release();
-            return true;
-        }
-        s.stream.emit(header);
         return true;
+    }
+
+    /** Lets go of a header that never went out. */
+    private static void dropHeader(Send s) {
+        if (s.header != null) {
+            s.header.release();
+            s.header = null;
+        }
     }
 
     private boolean pushChunk(Send t, Slot s) {
@@ -488,7 +510,10 @@ final class OutboundPipeline {
         int work = 0;
         Send s;
         while ((s = aborts.peekFirst()) != null) {
-            if (!s.stream.isCompleted() && !s.stream.gone()) {
+            if (s.header != null) {
+                dropHeader(s); // the peer never saw this message: nothing to abort
+                s.stream.complete();
+            } else if (!s.stream.isCompleted() && !s.stream.gone()) {
                 if (!s.stream.ready()) {
                     break;
                 }
