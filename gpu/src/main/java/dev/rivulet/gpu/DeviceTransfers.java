@@ -45,8 +45,9 @@ import java.util.function.LongFunction;
  *
  * <p>Paths ({@link #capabilities()}): messages are always staged (Rivulet messages are pooled host buffers on both
  * sides); puts and gets go direct where the transport's provider registers device memory ({@code FI_HMEM}) and the
- * configuration allows it, staged otherwise. The staged path cuts a transfer into chunks of
- * {@link DeviceTransferConfig#chunkSize()} and keeps up to {@link DeviceTransferConfig#stagingBuffers()} of them in
+ * configuration allows it, staged otherwise. The staged path cuts a transfer into chunks of at most
+ * {@link DeviceTransferConfig#chunkSize()} ({@link DeviceTransferConfig#chunkFor(long)} says how each transfer's
+ * is chosen) and keeps up to {@link DeviceTransferConfig#stagingBuffers()} of them in
  * flight per direction, so device copies overlap network transfers and a slow receiver stalls the sender's copies.
  *
  * <p>Receiving takes over the endpoint's {@code receive()}: an endpoint carries either device messages or plain

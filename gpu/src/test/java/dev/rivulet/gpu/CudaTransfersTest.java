@@ -135,6 +135,23 @@ class CudaTransfersTest {
         }
 
         @Test
+        void stagingBuffersAbove1MiBAndSmallMessagesInPiecesByChecksum() {
+            TransferRig r = rig(DeviceTransferConfig.defaults().chunkSize(4 << 20).stagingBuffers(2)
+                    .paths(PathSelection.STAGED));
+            long size = (24L << 20) + 3; // puts and gets in 4 MiB chunks from staging buffers pinned once
+            DeviceBuffer src = r.source(size, 5);
+            DeviceBuffer back = r.track(memory.allocate(size));
+            DeviceBuffer dst = r.destination(1 << 20);
+            r.putAndGetBack(src.slice(), back.slice());
+            TransferRig.assertPattern(r.txCopies, back.slice(), 5);
+            // A 1 MiB message goes in 256 KiB pieces whatever the largest chunk.
+            StepVerifier.create(Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(src.slice(0, 1 << 20))))
+                    .verifyComplete();
+            r.assertReceived(dst.slice(), 5);
+            StagedPipelineContract.assertStagingReturned(r);
+        }
+
+        @Test
         void aSlowReceiverStallsTheSendersDeviceCopies() {
             int staging = 2;
             TransferRig r = rig(DeviceTransferConfig.defaults().chunkSize(256 << 10).stagingBuffers(staging));

@@ -29,7 +29,7 @@ public final class GpuTestMain {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
         if (args.length == 0) {
             request.selectors(selectClass(CudaAvailabilityTest.class), selectClass(CudaTransfersTest.class),
-                    selectClass(CudaIpcTest.class));
+                    selectClass(CudaIpcTest.class), selectClass("dev.rivulet.gpu.cuda.MovablePointerTest"));
         } else if (args.length == 1 && args[0].equals("all")) {
             request.selectors(selectPackage("dev.rivulet.gpu"));
         } else {

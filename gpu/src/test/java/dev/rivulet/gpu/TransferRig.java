@@ -2,6 +2,9 @@ package dev.rivulet.gpu;
 
 import dev.rivulet.conformance.Pair;
 import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.Access;
+import dev.rivulet.core.memory.Grant;
+import dev.rivulet.core.memory.MemoryRegion;
 import dev.rivulet.gpu.bench.GpuStagingBench;
 import dev.rivulet.gpu.bench.HostDeviceCopies;
 import reactor.core.publisher.Mono;
@@ -79,6 +82,22 @@ final class TransferRig implements AutoCloseable {
     DeviceBuffer track(DeviceBuffer b) {
         buffers.add(b);
         return b;
+    }
+
+    /**
+     * Puts {@code source} into a window of registered memory on the server side, granted for the occasion, and gets
+     * it back into {@code back} (both sender-side device memory), then closes the window.
+     */
+    void putAndGetBack(DeviceSlice source, DeviceSlice back) {
+        try (Arena arena = Arena.ofShared()) {
+            MemoryRegion window = serverTransport.memory().register(arena.allocate(source.length(), 4096),
+                    Access.REMOTE_READ, Access.REMOTE_WRITE);
+            Grant grant = pair.server().grant(window.slice(), Access.REMOTE_READ, Access.REMOTE_WRITE);
+            tx.put(source, grant.remote()).then(tx.get(grant.remote(), back)).block(TIMEOUT);
+            grant.close();
+            window.close();
+            window.onClose().block(TIMEOUT);
+        }
     }
 
     /** Asserts that {@code slice} (receiver side) holds the first {@code slice.length()} bytes of {@code seed}'s pattern. */

@@ -91,8 +91,13 @@ public final class Buffer {
      * last release gives back). Null for pooled buffers.
      */
     private @Nullable Buffer source;
-    /** Whether this view was retained during its loan and is now an owned buffer (never lent again). */
+    /** Whether this view was retained during its loan and is now an owned buffer (lent again only once reclaimable). */
     private boolean adopted;
+    /**
+     * Set by the last release of an adopted view once that release is done with the object (its backing released):
+     * from then on only the lender touches it, and may lend it again. Volatile: the releasing thread is any thread.
+     */
+    private volatile boolean reclaimable;
     /**
      * The bytes that follow this buffer's in the message it is sent as (a frame's header here, its payload there), so
      * that a wire able to write two parts sends the payload without a copy; this buffer holds the body's reference and
@@ -313,6 +318,9 @@ public final class Buffer {
             pool.recycle(this);
         } else if (source != null) {
             source.release(); // a retained view lets go of its backing
+            if (adopted) {
+                reclaimable = true; // last: the lender may reuse the object only after this release read it
+            }
         }
     }
 
@@ -331,6 +339,8 @@ public final class Buffer {
         this.capacity = length;
         this.length = length;
         this.slice = null;
+        this.adopted = false;
+        this.reclaimable = false;
         this.lentTo = Thread.currentThread();
         long s = (long) STATE.getOpaque(this);
         STATE.setRelease(this, (s & ~COUNT_MASK) + ONE_GENERATION + 1);
@@ -354,9 +364,14 @@ public final class Buffer {
         return true;
     }
 
-    /** Whether this view was retained during its loan: it is owned now and must not be lent again. */
+    /** Whether this view was retained during its loan: it is owned now and must not be lent again while held. */
     boolean adopted() {
         return adopted;
+    }
+
+    /** Whether this adopted view's last reference is gone and its release finished: it may be lent again. */
+    boolean reclaimable() {
+        return reclaimable;
     }
 
     /**

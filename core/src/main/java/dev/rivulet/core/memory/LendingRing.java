@@ -7,8 +7,11 @@ import org.jspecify.annotations.Nullable;
  * The view objects one endpoint's receive side lends, reused in the order they were lent over a ring of {@value #SIZE}: a
  * reference kept past its {@code onNext} meets the same object again only after that many later messages, and
  * meanwhile fails on its released state (see {@link Buffer}). Views are created on first use, so a receiver that
- * sees few messages holds few. A view the subscriber retained has become its buffer and leaves the ring; with
- * {@link LeakDetector.Level#PARANOID} every view does, so no object is ever lent twice. Lending thread only.
+ * sees few messages holds few. A view the subscriber retained has become its buffer: when the ring comes round to it
+ * while the subscriber still holds it, a new view takes its place; once the subscriber has released it, it is lent
+ * again, so a subscriber that retains each message and lets it go within {@value #SIZE} messages makes no garbage.
+ * With {@link LeakDetector.Level#PARANOID} every view leaves the ring, so no object is ever lent twice. Lending
+ * thread only.
  */
 final class LendingRing implements BufferLending {
 
@@ -21,7 +24,7 @@ final class LendingRing implements BufferLending {
     public Buffer lend(Buffer source, long offset, int length) {
         int i = next;
         Buffer v = views[i];
-        if (v == null) {
+        if (v == null || (v.adopted() && !v.reclaimable())) {
             v = Buffer.newView(source);
             views[i] = v;
         }
@@ -33,7 +36,7 @@ final class LendingRing implements BufferLending {
     @Override
     public boolean giveBack(Buffer view) {
         boolean stillLent = view.endLoan();
-        if (view.adopted() || LeakDetector.isParanoid()) {
+        if (LeakDetector.isParanoid()) {
             views[(next - 1) & (SIZE - 1)] = null;
         }
         return stillLent;

@@ -113,6 +113,36 @@ class LendingRingTest {
     }
 
     @Test
+    void aRetainedViewIsLentAgainOnceReleasedAndReplacedWhileStillHeld() {
+        Buffer f = frame(0, 1);
+        f.length(8);
+        Buffer kept = ring.lend(f, 0, 8);
+        kept.retain();
+        ring.giveBack(kept);
+        Buffer released = ring.lend(f, 0, 8);
+        released.retain();
+        ring.giveBack(released);
+        released.release(); // the subscriber is done with it
+        expectInvalid(released);
+        for (int i = 2; i < LendingRing.SIZE; i++) {
+            ring.giveBack(ring.lend(f, 0, 8));
+        }
+        Buffer next = ring.lend(f, 0, 8);
+        assertThat(next).as("a view still held is not lent again").isNotSameAs(kept);
+        assertThat(kept.get(LONG, 0)).isZero();
+        ring.giveBack(next);
+        Buffer again = ring.lend(f, 0, 8);
+        assertThat(again).as("a retained view released is lent again: no garbage per retained message")
+                .isSameAs(released);
+        assertThat(again.get(LONG, 0)).isZero();
+        again.retain();
+        ring.giveBack(again);
+        again.release();
+        kept.release();
+        f.release();
+    }
+
+    @Test
     void aStaleViewFailsOnAnotherThreadEvenWhileItsObjectIsLentAgain() throws Exception {
         Buffer f = frame(0, 1);
         Buffer stale = ring.lend(f, 0, 8);

@@ -29,25 +29,35 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Device → staged → transport → device throughput against, in the same run, the device's own pinned copy rate each
- * way and the transport's host-to-host rate at the same chunk size; with the heap allocated per chunk. Prints a
- * Markdown table. Runs with CUDA where a driver is found, or with the host stand-in ({@code --memory standin}),
- * whose copies are host memory copies: there it measures the pipeline's host-side overhead, not a GPU.
+ * Device → staged → transport → device throughput against its bound, measured in the same run: the slowest of the
+ * device's pinned copy rate each way and the transport's host-to-host rate at the message size the staged path uses
+ * for that transfer; with the heap allocated per chunk. Prints a Markdown table per transport. Runs with CUDA where a
+ * driver is found, or with the host stand-in ({@code --memory standin}), whose copies are host memory copies: there
+ * it measures the pipeline's host-side overhead, not a GPU.
  *
  * <pre>
  * java ... dev.rivulet.gpu.bench.GpuStagingBench [--memory auto|cuda|standin] [--sizes 1M,16M,64M,256M]
- *      [--chunk 1M] [--staging 4] [--iterations 5] [--warmup 2] [--transport local|tcp]
+ *      [--chunk 1M] [--staging 4] [--iterations 5] [--warmup 2] [--transport local|shm|tcp|all]
  * </pre>
  *
- * Each figure is the median of the timed iterations. "staged ÷ slower" divides the staged rate by the slower of the
- * device copy (the slower direction) and the host-to-host rate: the pipeline's target is 0.85 or more.
+ * {@code --chunk} is the largest chunk ({@link DeviceTransferConfig#chunkSize(int)}), lowered to the transport's
+ * largest message where that is smaller; each size is sent in the chunks {@link
+ * DeviceTransferConfig#messageChunkFor(long)} picks, named in the table. Each rate is the median of the timed
+ * iterations; "spread" is the slowest and the fastest staged iteration. "bound" is min(H2D, D2H, host→host), the
+ * host-to-host rate measured with messages of the same chunk size, and "staged ÷ bound" the pipeline's share of it (its
+ * target is 0.85 or more). "heap B/chunk" is what a transfer allocates beyond a one-chunk transfer, per further
+ * chunk: the per-chunk cost at steady state, with each message's fixed cost taken out; "heap B/transfer" is the
+ * whole allocation of one transfer, both sides and every thread. Both take the least of the iterations: every thread
+ * is counted, and another thread's occasional allocation only ever adds.
  */
 public final class GpuStagingBench {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
+    private static final List<String> TRANSPORTS = List.of("local", "shm", "tcp");
 
     private final DeviceMemory memory;
     private final Transport transport;
+    private final String transportKind;
     private final String bindAddress;
     private final int chunk;
     private final int staging;
@@ -55,10 +65,11 @@ public final class GpuStagingBench {
     private final int warmup;
     private final PrintStream out;
 
-    private GpuStagingBench(DeviceMemory memory, Transport transport, String bindAddress, int chunk, int staging,
-                            int iterations, int warmup, PrintStream out) {
+    private GpuStagingBench(DeviceMemory memory, Transport transport, String transportKind, String bindAddress,
+                            int chunk, int staging, int iterations, int warmup, PrintStream out) {
         this.memory = memory;
         this.transport = transport;
+        this.transportKind = transportKind;
         this.bindAddress = bindAddress;
         this.chunk = chunk;
         this.staging = staging;
@@ -67,11 +78,20 @@ public final class GpuStagingBench {
         this.out = out;
     }
 
-    /** One row of the table. */
-    public record Row(long size, double toDevice, double toHost, double hostToHost, double staged,
+    /**
+     * One row of a table: rates in GB/s, the chunk the transfer was cut into, the staged rate's slowest and fastest
+     * iteration, and heap bytes per transfer and per chunk beyond the first.
+     */
+    public record Row(String transport, long size, int chunk, double toDevice, double toHost, double hostToHost,
+                      double staged, double stagedMin, double stagedMax, double heapPerTransfer,
                       double heapPerChunk) {
-        double ratio() {
-            return staged / Math.min(Math.min(toDevice, toHost), hostToHost);
+        /** The slowest stage the staged path cannot beat: a pinned copy either way, or the transport. */
+        public double bound() {
+            return Math.min(Math.min(toDevice, toHost), hostToHost);
+        }
+
+        public double ratio() {
+            return staged / bound();
         }
     }
 
@@ -109,6 +129,13 @@ public final class GpuStagingBench {
             }
             i++;
         }
+        List<String> kinds = transportKind.equals("all") ? TRANSPORTS : List.of(transportKind);
+        for (String k : kinds) {
+            if (!TRANSPORTS.contains(k)) {
+                out.println("unknown transport " + k + " (local, shm, tcp or all)");
+                return List.of();
+            }
+        }
         DeviceMemory memory;
         if (memoryKind.equals("standin") || (memoryKind.equals("auto") && !CudaMemory.availability().available())) {
             if (memoryKind.equals("auto")) {
@@ -118,45 +145,72 @@ public final class GpuStagingBench {
         } else {
             memory = CudaMemory.open(0);
         }
-        Transport transport;
-        String bind;
-        if (transportKind.equals("tcp")) {
-            transport = Transports.open("libfabric", TransportConfig.defaults().option("fabric.provider", "tcp"));
-            bind = "fabric://127.0.0.1:0?provider=tcp";
-        } else {
-            transport = Transports.open("local", TransportConfig.defaults());
-            bind = "local://gpu-bench-" + ProcessHandle.current().pid();
-        }
+        List<Row> rows = new ArrayList<>();
         try {
-            GpuStagingBench b = new GpuStagingBench(memory, transport, bind, chunk, staging, iterations, warmup, out);
-            return b.runAll(sizes);
+            for (String k : kinds) {
+                Transport transport = open(k);
+                try {
+                    GpuStagingBench b = new GpuStagingBench(memory, transport, k, bindAddress(k), chunk, staging,
+                            iterations, warmup, out);
+                    rows.addAll(b.runAll(sizes));
+                } finally {
+                    transport.dispose();
+                }
+            }
         } finally {
-            transport.dispose();
             memory.close();
         }
+        return rows;
+    }
+
+    private static Transport open(String kind) {
+        return switch (kind) {
+            case "tcp" -> Transports.open("libfabric", TransportConfig.defaults().option("fabric.provider", "tcp"));
+            case "shm" -> Transports.open("shm", TransportConfig.defaults());
+            default -> Transports.open("local", TransportConfig.defaults());
+        };
+    }
+
+    private static String bindAddress(String kind) {
+        String name = "gpu-bench-" + ProcessHandle.current().pid();
+        return switch (kind) {
+            case "tcp" -> "fabric://127.0.0.1:0?provider=tcp";
+            case "shm" -> "shm://" + name;
+            default -> "local://" + name;
+        };
+    }
+
+    /** A second address for the plain (host-to-host) pair, where the transport does not pick one itself. */
+    private String plainAddress() {
+        return bindAddress.startsWith("fabric:") ? bindAddress : bindAddress + "-plain";
     }
 
     private List<Row> runAll(long[] sizes) {
         long max = Arrays.stream(sizes).max().orElseThrow();
-        out.printf(Locale.ROOT, "memory: %s (device %d), transport: %s, chunk %s, %d staging buffers, median of %d "
-                        + "(after %d warm-up)%n%n", memory.kind(), memory.device(), transport.name(), human(chunk),
-                staging, iterations, warmup);
-        out.println("| size | device copy H2D GB/s | device copy D2H GB/s | host→host GB/s | staged GB/s "
-                + "| staged ÷ slower | heap B/chunk |");
-        out.println("|---:|---:|---:|---:|---:|---:|---:|");
         List<Row> rows = new ArrayList<>();
         Listener staged = transport.bind(bindAddress).block(TIMEOUT);
-        Listener plain = transport.bind(bindAddress.startsWith("local:") ? bindAddress + "-plain" : bindAddress)
-                .block(TIMEOUT);
+        Listener plain = transport.bind(plainAddress()).block(TIMEOUT);
         Endpoint sendEp = transport.connect(staged.address()).block(TIMEOUT);
         Endpoint recvEp = staged.accepted().blockFirst(TIMEOUT);
         Endpoint plainSend = transport.connect(plain.address()).block(TIMEOUT);
         Endpoint plainRecv = plain.accepted().blockFirst(TIMEOUT);
-        DeviceTransferConfig config = DeviceTransferConfig.defaults().chunkSize(chunk).stagingBuffers(staging)
+        // The largest chunk the transport carries as one message, kept a power of two.
+        long maxMessage = Math.min(sendEp.capabilities().maxMessageSize(), recvEp.capabilities().maxMessageSize());
+        int largest = maxMessage >= chunk ? chunk : Integer.highestOneBit((int) Math.min(maxMessage, 1 << 30));
+        DeviceTransferConfig config = DeviceTransferConfig.defaults().chunkSize(largest).stagingBuffers(staging)
                 .paths(PathSelection.STAGED);
+        out.printf(Locale.ROOT, "memory: %s (device %d), transport: %s (%s), largest chunk %s, %d staging buffers, "
+                        + "median of %d (after %d warm-up)%n%n", memory.kind(), memory.device(), transport.name(),
+                transportKind, human(largest), staging, iterations, warmup);
+        out.println("| size | chunk | device copy H2D GB/s | device copy D2H GB/s | host→host GB/s | bound GB/s "
+                + "| staged GB/s | spread GB/s | staged ÷ bound | heap B/transfer | heap B/chunk |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         DeviceTransfers sender = DeviceTransfers.open(transport, sendEp, memory, config).block(TIMEOUT);
         DeviceTransfers receiver = DeviceTransfers.open(transport, recvEp, memory, config).block(TIMEOUT);
-        transport.memory().buffers().reserve(chunk, 4 * staging);
+        for (long size : sizes) {
+            int c = config.messageChunkFor(size);
+            transport.memory().buffers().reserve(c, 4 * staging);
+        }
         try (HostDeviceCopies copies = new HostDeviceCopies(transport, memory, max);
              Arena arena = Arena.ofConfined()) {
             DeviceBuffer src = memory.allocate(max);
@@ -165,18 +219,27 @@ public final class GpuStagingBench {
                 MemorySegment pattern = arena.allocate(max, 64);
                 fill(pattern, 42);
                 copies.upload(pattern, src.slice());
-                // One transfer of each size first, so that no row pays for class loading, compilation or the
-                // first pinning of pool slabs.
+                // Transfers of each size first (about 256 MiB or at least 3 of each), so that no row pays for class
+                // loading, compilation or the first pinning of pool slabs, and the heap column sees compiled code.
                 for (long size : sizes) {
-                    Mono.when(receiver.receiveInto(dst.slice(0, size)), sender.send(src.slice(0, size)))
-                            .block(TIMEOUT);
+                    for (long n = Math.max(3, Math.min(64, (256L << 20) / size)); n > 0; n--) {
+                        transfer(size, src, dst, sender, receiver);
+                    }
                 }
+                // A transfer of one chunk: its allocation is each message's fixed cost, taken out of the per-chunk
+                // figure of every row.
+                long oneChunk = config.messageChunkFor(1);
+                double perMessage = stagedAllocation(oneChunk, src, dst, sender, receiver);
                 for (long size : sizes) {
-                    Row r = measure(size, copies, src, dst, sender, receiver, plainSend, plainRecv, pattern, arena);
+                    Row r = measure(size, config.messageChunkFor(size), perMessage, copies, src, dst, sender, receiver,
+                            plainSend, plainRecv, pattern, arena);
                     rows.add(r);
-                    out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f |%n", human(size),
-                            r.toDevice, r.toHost, r.hostToHost, r.staged, r.ratio(), r.heapPerChunk);
+                    out.printf(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f–%.2f | %.2f | %.0f "
+                                    + "| %.0f |%n", human(size), human(r.chunk()), r.toDevice(), r.toHost(),
+                            r.hostToHost(), r.bound(), r.staged(), r.stagedMin(), r.stagedMax(), r.ratio(),
+                            r.heapPerTransfer(), r.heapPerChunk());
                 }
+                out.println();
             } finally {
                 sender.dispose();
                 receiver.dispose();
@@ -195,9 +258,9 @@ public final class GpuStagingBench {
         return rows;
     }
 
-    private Row measure(long size, HostDeviceCopies copies, DeviceBuffer src, DeviceBuffer dst,
-                        DeviceTransfers sender, DeviceTransfers receiver, Endpoint plainSend, Endpoint plainRecv,
-                        MemorySegment pattern, Arena arena) {
+    private Row measure(long size, int chunkSize, double perMessage, HostDeviceCopies copies, DeviceBuffer src,
+                        DeviceBuffer dst, DeviceTransfers sender, DeviceTransfers receiver, Endpoint plainSend,
+                        Endpoint plainRecv, MemorySegment pattern, Arena arena) {
         long[] h2d = new long[iterations];
         long[] d2h = new long[iterations];
         long[] host = new long[iterations];
@@ -210,43 +273,84 @@ public final class GpuStagingBench {
                 d2h[i] = b;
             }
         }
-        int messages = (int) ((size + chunk - 1) / chunk);
+        int messages = (int) ((size + chunkSize - 1) / chunkSize);
         for (int i = -warmup; i < iterations; i++) {
-            long t = hostToHost(plainSend, plainRecv, size, messages);
+            long t = hostToHost(plainSend, plainRecv, size, chunkSize, messages);
             if (i >= 0) {
                 host[i] = t;
             }
         }
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long allocated = 0;
+        com.sun.management.ThreadMXBean threads = threads();
+        long allocated = Long.MAX_VALUE;
         for (int i = -warmup; i < iterations; i++) {
             long before = threads.getTotalThreadAllocatedBytes();
             long start = System.nanoTime();
-            Mono<?> landed = receiver.receiveInto(dst.slice(0, size));
-            Mono.when(landed, sender.send(src.slice(0, size))).block(TIMEOUT);
+            transfer(size, src, dst, sender, receiver);
             long t = System.nanoTime() - start;
             long after = threads.getTotalThreadAllocatedBytes();
             if (i >= 0) {
                 staged[i] = t;
-                allocated += after - before;
+                allocated = Math.min(allocated, after - before);
             }
         }
         verify(copies, dst, size, pattern, arena);
-        return new Row(size, rate(size, h2d), rate(size, d2h), rate(size, host), rate(size, staged),
-                (double) allocated / ((long) iterations * messages));
+        double perTransfer = allocated;
+        double perChunk = messages > 1 ? Math.max(0, perTransfer - perMessage) / (messages - 1) : 0;
+        long[] sorted = staged.clone();
+        Arrays.sort(sorted);
+        return new Row(transportKind, size, chunkSize, rate(size, h2d), rate(size, d2h), rate(size, host),
+                rate(size, staged), size / (sorted[sorted.length - 1] / 1e9) / 1e9, size / (sorted[0] / 1e9) / 1e9,
+                perTransfer, perChunk);
     }
 
-    /** Time to move {@code size} bytes as {@code messages} messages of the chunk size, host memory to host memory. */
-    private long hostToHost(Endpoint sendEp, Endpoint recvEp, long size, int messages) {
-        long start = System.nanoTime();
-        Mono<Void> received = recvEp.receive().take(messages).then();
-        Flux<Buffer> chunks = Flux.range(0, messages).map(i -> {
-            int len = (int) Math.min(chunk, size - (long) i * chunk);
-            return sendEp.memory().allocate(len);
-        });
-        Mono.when(received, sendEp.send(chunks)).block(TIMEOUT);
-        return System.nanoTime() - start;
+    /**
+     * Heap allocated by one staged transfer of {@code size} bytes: the least of the timed iterations, since every
+     * thread is counted and another thread's occasional allocation only ever adds.
+     */
+    private double stagedAllocation(long size, DeviceBuffer src, DeviceBuffer dst, DeviceTransfers sender,
+                                    DeviceTransfers receiver) {
+        com.sun.management.ThreadMXBean threads = threads();
+        long allocated = Long.MAX_VALUE;
+        for (int i = -warmup; i < Math.max(iterations, 10); i++) {
+            long before = threads.getTotalThreadAllocatedBytes();
+            transfer(size, src, dst, sender, receiver);
+            long after = threads.getTotalThreadAllocatedBytes();
+            if (i >= 0) {
+                allocated = Math.min(allocated, after - before);
+            }
+        }
+        return allocated;
+    }
+
+    private static void transfer(long size, DeviceBuffer src, DeviceBuffer dst, DeviceTransfers sender,
+                                 DeviceTransfers receiver) {
+        Mono<?> landed = receiver.receiveInto(dst.slice(0, size));
+        Mono.when(landed, sender.send(src.slice(0, size))).block(TIMEOUT);
+    }
+
+    private static com.sun.management.ThreadMXBean threads() {
+        return (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    }
+
+    /**
+     * Time to move {@code size} bytes as {@code messages} messages of {@code chunkSize}, host memory to host memory,
+     * from buffers registered before the clock starts (as the staged path's are): each message sends one of them
+     * again.
+     */
+    private static long hostToHost(Endpoint sendEp, Endpoint recvEp, long size, int chunkSize, int messages) {
+        int last = (int) (size - (long) (messages - 1) * chunkSize);
+        Buffer full = sendEp.memory().allocate(chunkSize);
+        Buffer tail = sendEp.memory().allocate(last);
+        try {
+            long start = System.nanoTime();
+            Mono<Void> received = recvEp.receive().take(messages).then();
+            Flux<Buffer> chunks = Flux.range(0, messages).map(i -> i == messages - 1 ? tail.retain() : full.retain());
+            Mono.when(received, sendEp.send(chunks)).block(TIMEOUT);
+            return System.nanoTime() - start;
+        } finally {
+            full.release();
+            tail.release();
+        }
     }
 
     private static void verify(HostDeviceCopies copies, DeviceBuffer dst, long size, MemorySegment pattern,

@@ -4,6 +4,7 @@ import dev.rivulet.gpu.CopyEvent;
 import dev.rivulet.gpu.DeviceBuffer;
 import dev.rivulet.gpu.PeerMapping;
 import dev.rivulet.gpu.spi.AbstractCopyStream;
+import jcuda.Pointer;
 import jcuda.runtime.JCuda;
 import jcuda.runtime.cudaEvent_t;
 import jcuda.runtime.cudaMemcpyKind;
@@ -14,12 +15,16 @@ import java.lang.foreign.MemorySegment;
 /**
  * A non-blocking CUDA stream ({@code cudaStreamNonBlocking}: it does not synchronise with the legacy default
  * stream). Each copy is {@code cudaMemcpyAsync} followed by {@code cudaEventRecord}; with pinned host memory both
- * return once queued. Per copy this allocates the two small JCuda pointer objects the call takes.
+ * return once queued. The two JCuda pointers a copy takes are the stream's own, moved to each copy's addresses
+ * ({@link MovablePointer}): queuing a copy allocates nothing on the heap.
  */
 final class CudaStream extends AbstractCopyStream<CudaEvent> {
 
     private final int device;
     private final cudaStream_t stream = new cudaStream_t();
+    /** Where each copy goes and comes from; guarded by {@code this}, as a copy is queued in one call. */
+    private final MovablePointer to = new MovablePointer();
+    private final MovablePointer from = new MovablePointer();
 
     CudaStream(CudaMemory owner) {
         super(owner);
@@ -40,15 +45,13 @@ final class CudaStream extends AbstractCopyStream<CudaEvent> {
     @Override
     public void copyToHost(DeviceBuffer source, long sourceOffset, MemorySegment host, long bytes, CopyEvent done) {
         CudaEvent e = checkCopy(source, sourceOffset, host, bytes, done);
-        enqueue(new RawPointer(host.address()), new RawPointer(source.address() + sourceOffset), bytes,
-                cudaMemcpyKind.cudaMemcpyDeviceToHost, e);
+        enqueue(host.address(), source.address() + sourceOffset, bytes, cudaMemcpyKind.cudaMemcpyDeviceToHost, e);
     }
 
     @Override
     public void copyToDevice(MemorySegment host, long bytes, DeviceBuffer target, long targetOffset, CopyEvent done) {
         CudaEvent e = checkCopy(target, targetOffset, host, bytes, done);
-        enqueue(new RawPointer(target.address() + targetOffset), new RawPointer(host.address()), bytes,
-                cudaMemcpyKind.cudaMemcpyHostToDevice, e);
+        enqueue(target.address() + targetOffset, host.address(), bytes, cudaMemcpyKind.cudaMemcpyHostToDevice, e);
     }
 
     @Override
@@ -73,7 +76,7 @@ final class CudaStream extends AbstractCopyStream<CudaEvent> {
      */
     private void enqueuePeer(long dst, int dstDevice, long src, int srcDevice, long bytes, CudaEvent e) {
         if (dstDevice == srcDevice) {
-            enqueue(new RawPointer(dst), new RawPointer(src), bytes, cudaMemcpyKind.cudaMemcpyDeviceToDevice, e);
+            enqueue(dst, src, bytes, cudaMemcpyKind.cudaMemcpyDeviceToDevice, e);
             return;
         }
         try {
@@ -86,7 +89,18 @@ final class CudaStream extends AbstractCopyStream<CudaEvent> {
         }
     }
 
-    private void enqueue(RawPointer dst, RawPointer src, long bytes, int kind, CudaEvent e) {
+    /** Queues a copy between two raw addresses through the stream's own pointers. */
+    private void enqueue(long dst, long src, long bytes, int kind, CudaEvent e) {
+        if (!MovablePointer.movable()) {
+            enqueue(new RawPointer(dst), new RawPointer(src), bytes, kind, e);
+            return;
+        }
+        synchronized (this) {
+            enqueue(to.at(dst), from.at(src), bytes, kind, e);
+        }
+    }
+
+    private void enqueue(Pointer dst, Pointer src, long bytes, int kind, CudaEvent e) {
         try {
             CudaRuntime.setDevice(device);
             int rc = JCuda.cudaMemcpyAsync(dst, src, bytes, kind, stream);

@@ -90,6 +90,8 @@ final class OutboundPipeline {
         int emitted;
         boolean abortPending;
         boolean queued;
+        /** The header, written and waiting for the endpoint's first demand on the stream; null once pushed. */
+        Buffer header;
 
         Send(DeviceSlice device, int chunkSize, MonoSink<Void> sink) {
             super(TransferOp.SEND, device, chunkSize, sink);
@@ -130,6 +132,13 @@ final class OutboundPipeline {
     private final ArrayList<Transfer> transfers = new ArrayList<>();
     /** Messages to be closed with an abort, in order; nothing else is pushed while one waits. */
     private final ArrayDeque<Send> aborts = new ArrayDeque<>();
+    /**
+     * The message whose streaming send started last, until that send ended (null then). The next message's send
+     * starts only once this one's has ended: the endpoint keeps the order of what it posts, but items of one
+     * streaming send it has not posted yet (waiting for credits or ring space) could otherwise be overtaken by the
+     * next send's.
+     */
+    private Send lastStream;
     private volatile int inUse;
     /** Slots whose chunk the network holds now (a message being sent, a put or get in flight). */
     private volatile int inNetwork;
@@ -139,6 +148,7 @@ final class OutboundPipeline {
         this.slots = slots;
         this.free = new ArrayDeque<>(slots.length);
         for (Slot s : slots) {
+            s.step = new NetworkStep(s);
             free.push(s);
         }
     }
@@ -234,7 +244,7 @@ final class OutboundPipeline {
         for (Transfer t : new ArrayList<>(transfers)) {
             if (t instanceof Send s && s.end != null && !s.streamEnded) {
                 s.end.cancel();
-                s.streamEnded = true; // a cancelled streaming send signals nothing more
+                streamEnded(s); // a cancelled streaming send signals nothing more
                 if (s.abortPending) {
                     s.abortPending = false;
                     aborts.remove(s);
@@ -267,6 +277,9 @@ final class OutboundPipeline {
             return;
         }
         t.ended = true;
+        if (t instanceof Send s) {
+            dropHeader(s);
+        }
         transfers.remove(t);
         toHost.remove(t);
         if (t.pinned) {
@@ -337,7 +350,7 @@ final class OutboundPipeline {
             if (t instanceof Get g) {
                 state(s, Slot.NETWORK);
                 engine.endpoint.get(g.remote.slice(t.offset(k), s.length), s.local())
-                        .subscribe(new NetworkStep(s));
+                        .subscribe(s.step);
             } else {
                 state(s, Slot.TO_HOST);
                 s.copyStart = System.nanoTime();
@@ -417,7 +430,7 @@ final class OutboundPipeline {
                 state(s, Slot.NETWORK);
                 Put p = (Put) t;
                 engine.endpoint.put(s.local(), p.remote.slice(t.offset(s.chunk), s.length))
-                        .subscribe(new NetworkStep(s));
+                        .subscribe(s.step);
             }
             toHost.pollFirst();
             engine.metrics.copied(CopyDirection.TO_HOST, s.length, System.nanoTime() - s.copyStart);
@@ -426,26 +439,47 @@ final class OutboundPipeline {
         return work;
     }
 
-    /** Starts the message of {@code s}: its streaming send, and the header as its first item. */
+    /**
+     * Starts the message of {@code s}: its streaming send, and the header as its first item once the endpoint asks
+     * for items (it may ask later, from its own thread). False while the header cannot go yet.
+     */
     private boolean pushHeader(Send s) {
-        if (s.stream != null) {
-            return true;
+        if (s.stream == null) {
+            if (lastStream != null) {
+                return false; // the previous message is not all posted yet: its StreamEnd brings the loop back
+            }
+            Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
+            if (header == null) {
+                return false;
+            }
+            WireFormat.writeHeader(header, s.length, s.chunkSize);
+            s.header = header;
+            s.stream = new ChunkStream(engine::wake);
+            s.end = new StreamEnd(s);
+            lastStream = s;
+            engine.endpoint.send(s.stream).subscribe(s.end);
         }
-        Buffer header = engine.endpoint.memory().buffers().tryAllocate(WireFormat.HEADER_BYTES);
-        if (header == null) {
-            return false;
+        if (s.header != null) {
+            if (s.stream.gone()) {
+                dropHeader(s); // the endpoint refused the send: StreamEnd has the reason
+                return true;
+            }
+            if (!s.stream.ready()) {
+                return false; // no demand yet: its arrival wakes the loop
+            }
+            Buffer header = s.header;
+            s.header = null;
+            s.stream.emit(header);
         }
-        WireFormat.writeHeader(header, s.length, s.chunkSize);
-        s.stream = new ChunkStream(engine::wake);
-        s.end = new StreamEnd(s);
-        engine.endpoint.send(s.stream).subscribe(s.end);
-        if (!s.stream.ready()) {
-            // The endpoint refused the send at once (closing): StreamEnd has the reason.
-            header.release();
-            return true;
-        }
-        s.stream.emit(header);
         return true;
+    }
+
+    /** Lets go of a header that never went out. */
+    private static void dropHeader(Send s) {
+        if (s.header != null) {
+            s.header.release();
+            s.header = null;
+        }
     }
 
     private boolean pushChunk(Send t, Slot s) {
@@ -476,7 +510,10 @@ final class OutboundPipeline {
         int work = 0;
         Send s;
         while ((s = aborts.peekFirst()) != null) {
-            if (!s.stream.isCompleted() && !s.stream.gone()) {
+            if (s.header != null) {
+                dropHeader(s); // the peer never saw this message: nothing to abort
+                s.stream.complete();
+            } else if (!s.stream.isCompleted() && !s.stream.gone()) {
                 if (!s.stream.ready()) {
                     break;
                 }
@@ -583,9 +620,14 @@ final class OutboundPipeline {
 
     // ---- signals from the endpoint, brought to the loop thread ----
 
-    /** The end of one chunk's put or get. */
-    private final class NetworkStep implements CoreSubscriber<Void> {
+    /**
+     * The end of one chunk's put or get: one per slot, subscribed to each operation the slot's chunk goes through
+     * (a slot starts its next operation only after this one's end was handled), so no object is made per chunk.
+     */
+    final class NetworkStep implements CoreSubscriber<Void>, Runnable {
         private final Slot slot;
+        /** The operation's error, written before the hand-over to the loop and read there. */
+        private Throwable error;
 
         NetworkStep(Slot slot) {
             this.slot = slot;
@@ -602,12 +644,29 @@ final class OutboundPipeline {
 
         @Override
         public void onError(Throwable e) {
-            engine.run(() -> networkDone(slot, e));
+            error = e;
+            engine.run(this);
         }
 
         @Override
         public void onComplete() {
-            engine.run(() -> networkDone(slot, null));
+            engine.run(this);
+        }
+
+        /** On the loop thread. */
+        @Override
+        public void run() {
+            Throwable e = error;
+            error = null;
+            networkDone(slot, e);
+        }
+    }
+
+    /** The streaming send of {@code s} has terminated: the next message's may start. */
+    private void streamEnded(Send s) {
+        s.streamEnded = true;
+        if (lastStream == s) {
+            lastStream = null;
         }
     }
 
@@ -640,7 +699,7 @@ final class OutboundPipeline {
         @Override
         public void onError(Throwable e) {
             engine.run(() -> {
-                send.streamEnded = true;
+                streamEnded(send);
                 send.streamError = e;
                 if (send.abortPending) { // nothing more can be sent on it
                     send.abortPending = false;
@@ -653,7 +712,7 @@ final class OutboundPipeline {
         @Override
         public void onComplete() {
             engine.run(() -> {
-                send.streamEnded = true;
+                streamEnded(send);
                 maybeEnd(send);
             });
         }

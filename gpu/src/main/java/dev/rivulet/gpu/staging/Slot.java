@@ -32,6 +32,8 @@ final class Slot {
     final CopyEvent toHostEvent;
     final CopyEvent toDeviceEvent;
 
+    /** Set by the outbound pipeline: what each put or get of this slot's chunks reports its end to. */
+    OutboundPipeline.NetworkStep step;
     int state = FREE;
     OutboundPipeline.Transfer transfer;
     int chunk;

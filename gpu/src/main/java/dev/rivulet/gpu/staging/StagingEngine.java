@@ -11,6 +11,7 @@ import dev.rivulet.gpu.CopyEvent;
 import dev.rivulet.gpu.CopyStream;
 import dev.rivulet.gpu.DeviceMemory;
 import dev.rivulet.gpu.DeviceSlice;
+import dev.rivulet.gpu.DeviceTransferConfig;
 import dev.rivulet.gpu.metrics.GpuMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,8 @@ public final class StagingEngine implements Pollable {
     final CopyStream toDevice;
     final GpuMetrics metrics;
     final DevicePins pins;
-    final int chunkSize;
+    /** The largest chunk (each staging slot's size) and the staging count: what each transfer's chunk follows. */
+    private final DeviceTransferConfig chunking;
     private final Slot[] slots;
     private final CopyEvent[] receiveEvents;
     private final OutboundPipeline outbound;
@@ -67,7 +69,7 @@ public final class StagingEngine implements Pollable {
         this.toDevice = toDevice;
         this.metrics = memory.metrics();
         this.pins = pins;
-        this.chunkSize = chunkSize;
+        this.chunking = DeviceTransferConfig.defaults().chunkSize(chunkSize).stagingBuffers(slots.length);
         this.slots = slots;
         this.receiveEvents = receiveEvents;
         this.outbound = new OutboundPipeline(this, slots);
@@ -77,8 +79,10 @@ public final class StagingEngine implements Pollable {
     }
 
     /**
-     * Allocates and pins {@code staging} slots of {@code chunkSize} bytes from the endpoint's memory domain, opens the
-     * copy streams and starts polling on {@code loop}. Blocks (registration, pinning): not on a polling thread.
+     * Allocates and pins {@code staging} slots of {@code chunkSize} bytes (the largest chunk) from the endpoint's
+     * memory domain, opens the copy streams and starts polling on {@code loop}. Slots up to the pool's largest
+     * buffer are pooled buffers, larger ones buffers with a registration of their own; either way the slot keeps
+     * it, registered and pinned, until the engine closes. Blocks (registration, pinning): not on a polling thread.
      */
     public static StagingEngine open(Endpoint endpoint, ProgressLoop loop, DeviceMemory memory, int chunkSize,
                                      int staging, DevicePins pins) {
@@ -124,15 +128,15 @@ public final class StagingEngine implements Pollable {
     // ---- operations, from any thread ----
 
     public void send(DeviceSlice source, MonoSink<Void> sink) {
-        start(new OutboundPipeline.Send(source, chunkSize, sink), sink);
+        start(new OutboundPipeline.Send(source, chunking.messageChunkFor(source.length()), sink), sink);
     }
 
     public void put(DeviceSlice source, RemoteMemory target, MonoSink<Void> sink) {
-        start(new OutboundPipeline.Put(source, target, chunkSize, sink), sink);
+        start(new OutboundPipeline.Put(source, target, chunking.chunkFor(source.length()), sink), sink);
     }
 
     public void get(RemoteMemory source, DeviceSlice target, MonoSink<Void> sink) {
-        start(new OutboundPipeline.Get(source, target, chunkSize, sink), sink);
+        start(new OutboundPipeline.Get(source, target, chunking.chunkFor(target.length()), sink), sink);
     }
 
     private void start(OutboundPipeline.Transfer t, MonoSink<Void> sink) {
