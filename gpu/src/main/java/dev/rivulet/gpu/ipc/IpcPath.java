@@ -252,6 +252,10 @@ public final class IpcPath {
 
     /** Hands a transfer whose copy is queued to the progress loop, which polls its event. */
     void watch(IpcTransfer t) {
+        if (loop.inLoop()) {
+            copying.add(t); // queued from the loop itself (a transfer chained on the last one's end): no task hop
+            return;
+        }
         try {
             loop.execute(() -> copying.add(t));
         } catch (java.util.concurrent.RejectedExecutionException stopped) {
