@@ -32,6 +32,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -67,18 +68,9 @@ class GpuDocsExamplesTest {
 
     @Test
     void sendReceivePutGet() {
-        Endpoint[] pair = new Endpoint[2];
-        RivuletServer.BoundServer server = RivuletServer.create().runOn(transport).bindAddress("local://gpu-docs")
-                .handle(ep -> {
-                    pair[1] = ep;
-                    return ep.onClose();
-                })
-                .bindNow();
-        Endpoint endpoint = RivuletClient.create().runOn(transport).remoteAddress("local://gpu-docs").connectNow();
-        while (pair[1] == null) {
-            Thread.onSpinWait();
-        }
-        Endpoint peerEndpoint = pair[1];
+        Connection connection = Connection.open(transport, "local://gpu-docs");
+        Endpoint endpoint = connection.endpoint();
+        Endpoint peerEndpoint = connection.peer();
         long bytes = 3 << 20;
         try (Arena arena = Arena.ofShared(); HostDeviceCopies copies = new HostDeviceCopies(transport, memory,
                 1 << 20)) {
@@ -121,26 +113,15 @@ class GpuDocsExamplesTest {
             tensor.close();
             landing.close();
         } finally {
-            endpoint.dispose();
-            server.disposeGracefully(Duration.ofSeconds(5)).block(TIMEOUT);
+            connection.close();
         }
     }
 
     @Test
     void deviceMemoryBetweenProcessesOfOneHost() {
-        Endpoint[] pair = new Endpoint[2];
-        RivuletServer.BoundServer server = RivuletServer.create().runOn(transport).bindAddress("local://gpu-ipc-docs")
-                .handle(ep -> {
-                    pair[1] = ep;
-                    return ep.onClose();
-                })
-                .bindNow();
-        Endpoint endpoint = RivuletClient.create().runOn(transport).remoteAddress("local://gpu-ipc-docs")
-                .connectNow();
-        while (pair[1] == null) {
-            Thread.onSpinWait();
-        }
-        Endpoint peerEndpoint = pair[1];
+        Connection connection = Connection.open(transport, "local://gpu-ipc-docs");
+        Endpoint endpoint = connection.endpoint();
+        Endpoint peerEndpoint = connection.peer();
         // The stand-in shares memory between processes only when asked to (its buffers are then files in /dev/shm).
         DeviceMemory shared = memory instanceof CudaMemory ? memory : HostMemoryStandIn.shareable();
         long bytes = 1 << 20;
@@ -177,11 +158,34 @@ class GpuDocsExamplesTest {
             kvCache.close();
             mine.close();
         } finally {
-            endpoint.dispose();
-            server.disposeGracefully(Duration.ofSeconds(5)).block(TIMEOUT);
+            connection.close();
             if (shared != memory) {
                 shared.close();
             }
+        }
+    }
+
+    /** A client endpoint connected to a server of the same transport, and the server's side of the connection. */
+    record Connection(RivuletServer.BoundServer server, Endpoint endpoint, Endpoint peer) {
+
+        static Connection open(Transport transport, String address) {
+            AtomicReference<Endpoint> accepted = new AtomicReference<>();
+            RivuletServer.BoundServer server = RivuletServer.create().runOn(transport).bindAddress(address)
+                    .handle(ep -> {
+                        accepted.set(ep);
+                        return ep.onClose();
+                    })
+                    .bindNow();
+            Endpoint endpoint = RivuletClient.create().runOn(transport).remoteAddress(address).connectNow();
+            while (accepted.get() == null) {
+                Thread.onSpinWait();
+            }
+            return new Connection(server, endpoint, accepted.get());
+        }
+
+        void close() {
+            endpoint.dispose();
+            server.disposeGracefully(Duration.ofSeconds(5)).block(TIMEOUT);
         }
     }
 
