@@ -39,10 +39,10 @@ public class RivuletProperties {
         private int progressThreads = 1;
 
         /** Operations an endpoint keeps posted at once. */
-        private int sendQueueDepth = TransportConfig.DEFAULT_QUEUE_DEPTH;
+        private int sendQueueDepth = 128;
 
         /** Receive buffers (and so credits) an endpoint posts at most. */
-        private int receiveQueueDepth = TransportConfig.DEFAULT_QUEUE_DEPTH;
+        private int receiveQueueDepth = 128;
 
         /** How long a connect may take before it fails. */
         private Duration connectTimeout = Duration.ofSeconds(10);
