@@ -30,6 +30,7 @@ import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.TransportResources;
 import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.progress.IdleStrategy;
 import dev.rivulet.spring.boot.autoconfigure.health.RivuletServerHealthIndicator;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.requester.RivuletRequester;
@@ -69,11 +70,14 @@ abstract class AbstractRivuletApplicationTest {
 
     @Test
     void theControllerAnswersEveryInteractionModel() {
-        endpoint = client.remoteAddress(server.boundServer().address()).connectNow(Duration.ofSeconds(10));
+        String address = server.boundServer().address();
+        // snippet:begin boot-requester
+        endpoint = client.remoteAddress(address).connectNow();
         RivuletRequester greetings = RivuletRequester.create(Interactions.client(endpoint, options), strategies);
+        Greeting greeting = greetings.route("greet.{name}", "ada").retrieveMono(Greeting.class).block();
+        // snippet:end
 
-        assertThat(greetings.route("greet.{name}", "ada").retrieveMono(Greeting.class).block(Duration.ofSeconds(10)))
-                .isEqualTo(new Greeting("hello, ada"));
+        assertThat(greeting).isEqualTo(new Greeting("hello, ada"));
         assertThat(greetings.route("count").data(3).retrieveFlux(Integer.class).collectList()
                 .block(Duration.ofSeconds(10))).isEqualTo(List.of(1, 2, 3));
 
@@ -111,6 +115,18 @@ abstract class AbstractRivuletApplicationTest {
         GreetingController greetingController() {
             return new GreetingController();
         }
+
+        // snippet:begin boot-customizers
+        @Bean
+        TransportConfigCustomizer busyPolling() {
+            return config -> config.idleStrategy(IdleStrategy::busySpin);
+        }
+
+        @Bean
+        RivuletClientCustomizer quickConnect() {
+            return client -> client.connectTimeout(Duration.ofSeconds(5));
+        }
+        // snippet:end
 
         @Bean
         MeterRegistry meterRegistry() {
