@@ -9,7 +9,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -20,6 +22,7 @@ import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.TransportResources;
 import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.messaging.RivuletMessageHandler;
 
@@ -31,7 +34,7 @@ import dev.rivulet.spring.messaging.RivuletMessageHandler;
  * application's controllers, its requests observed through the application's {@code ObservationRegistry}. Each bean
  * backs off when the application defines one of its type.
  */
-@AutoConfiguration(afterName = {
+@AutoConfiguration(after = SslAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
@@ -40,19 +43,25 @@ import dev.rivulet.spring.messaging.RivuletMessageHandler;
 public class RivuletAutoConfiguration {
 
     /**
-     * The application's transport resources. Fails start-up, through {@link MissingTransportFailureAnalyzer}, when a
-     * transport of {@code rivulet.transport.required} is missing.
+     * The application's transport resources, secured by the SSL bundle {@code rivulet.transport.ssl.bundle} names.
+     * Fails start-up, through {@link MissingTransportFailureAnalyzer}, when a transport of
+     * {@code rivulet.transport.required} is missing, and when the bundle is.
      */
     @Bean(destroyMethod = "dispose")
     @ConditionalOnMissingBean
     public TransportResources rivuletTransportResources(RivuletProperties properties,
                                                         ObjectProvider<MeterRegistry> meters,
+                                                        ObjectProvider<SslBundles> sslBundles,
                                                         ObjectProvider<TransportConfigCustomizer> customizers) {
         RivuletProperties.Transport transport = properties.getTransport();
         transport.getRequired().forEach(name -> MissingTransportException.requireNamed(name,
                 "rivulet.transport.required"));
+        SecuritySettings security = TransportTls.security(transport.getSsl(), sslBundles);
         return TransportResources.create(transport.getName(), defaults -> {
             TransportConfig config = transport.applyTo(defaults);
+            if (security != null) {
+                config = config.security(security);
+            }
             MeterRegistry registry = meters.getIfUnique();
             if (registry != null) {
                 config = config.meterRegistry(registry);

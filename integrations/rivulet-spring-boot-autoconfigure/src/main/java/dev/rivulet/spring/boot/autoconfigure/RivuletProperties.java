@@ -59,6 +59,12 @@ public class RivuletProperties {
          */
         private List<String> required = new ArrayList<>();
 
+        private final Ssl ssl = new Ssl();
+
+        public Ssl getSsl() {
+            return ssl;
+        }
+
         public String getName() {
             return name;
         }
@@ -131,6 +137,46 @@ public class RivuletProperties {
                     .connectTimeout(connectTimeout)
                     .receiveLinger(receiveLinger)
                     .options(options);
+        }
+    }
+
+    /** TLS of every transport, from one of Spring Boot's SSL bundles ({@code spring.ssl.bundle.*}). */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle (spring.ssl.bundle.*) whose key and trust material secure the transports' connection
+         * set-up (and, on stream transports, their data); none: no TLS.
+         */
+        private @Nullable String bundle;
+
+        /** Whether a server requires its clients to present a certificate its trust material accepts. */
+        private boolean clientAuth = true;
+
+        /** Whether a client checks that the server's certificate names the host it connects to. */
+        private boolean verifyHostname = true;
+
+        public @Nullable String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
+        }
+
+        public boolean isClientAuth() {
+            return clientAuth;
+        }
+
+        public void setClientAuth(boolean clientAuth) {
+            this.clientAuth = clientAuth;
+        }
+
+        public boolean isVerifyHostname() {
+            return verifyHostname;
+        }
+
+        public void setVerifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
         }
     }
 

@@ -9,10 +9,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
@@ -34,7 +36,7 @@ import dev.rivulet.spring.messaging.RivuletMessageHandler;
 class RivuletAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RivuletAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RivuletAutoConfiguration.class,
                     RivuletHealthAutoConfiguration.class));
 
     @Test
@@ -59,7 +61,41 @@ class RivuletAutoConfigurationTest {
             assertThat(config.receiveLinger()).isEqualTo(defaults.receiveLinger());
             assertThat(config.options()).isEmpty();
             assertThat(config.meterRegistry()).isNull();
+            assertThat(config.security().usesTls()).isFalse();
         });
+    }
+
+    @Test
+    void tlsComesFromTheNamedSslBundle() {
+        runner.withPropertyValues("spring.ssl.bundle.jks.rivulet.keystore.location=classpath:test-ssl.p12",
+                "spring.ssl.bundle.jks.rivulet.keystore.password=secret-test",
+                "spring.ssl.bundle.jks.rivulet.keystore.type=PKCS12",
+                "spring.ssl.bundle.jks.rivulet.truststore.location=classpath:test-ssl.p12",
+                "spring.ssl.bundle.jks.rivulet.truststore.password=secret-test",
+                "spring.ssl.bundle.jks.rivulet.truststore.type=PKCS12",
+                "rivulet.transport.ssl.bundle=rivulet").run(context -> {
+                    var security = context.getBean(TransportResources.class).config().security();
+                    assertThat(security.usesTls()).isTrue();
+                    assertThat(security.tlsClientAuth()).isTrue();
+                    assertThat(security.verifyHostname()).isTrue();
+                });
+        runner.withPropertyValues("spring.ssl.bundle.jks.rivulet.keystore.location=classpath:test-ssl.p12",
+                "spring.ssl.bundle.jks.rivulet.keystore.password=secret-test",
+                "spring.ssl.bundle.jks.rivulet.keystore.type=PKCS12",
+                "rivulet.transport.ssl.bundle=rivulet", "rivulet.transport.ssl.client-auth=false",
+                "rivulet.transport.ssl.verify-hostname=false").run(context -> {
+                    var security = context.getBean(TransportResources.class).config().security();
+                    assertThat(security.usesTls()).isTrue();
+                    assertThat(security.tlsClientAuth()).isFalse();
+                    assertThat(security.verifyHostname()).isFalse();
+                });
+    }
+
+    @Test
+    void aMissingSslBundleFailsStartUp() {
+        runner.withPropertyValues("rivulet.transport.ssl.bundle=nowhere").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(NoSuchSslBundleException.class).hasMessageContaining("nowhere"));
     }
 
     @Test
