@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
@@ -242,6 +243,35 @@ class RivuletAutoConfigurationTest {
     void nothingWithoutRivuletSpring() {
         runner.withClassLoader(new FilteredClassLoader(RivuletMessageHandler.class)).run(context ->
                 assertThat(context).doesNotHaveBean(TransportResources.class));
+    }
+
+    @Test
+    void aBeanOnATransportOnlyWhereItRuns() {
+        ApplicationContextRunner plain = new ApplicationContextRunner();
+        plain.withUserConfiguration(OnTransports.class).run(context ->
+                assertThat(context).hasBean("onLocal").doesNotHaveBean("onWarpDrive"));
+        // the reason of a transport that does not match is in the conditions evaluation report
+        plain.withUserConfiguration(OnTransports.class).run(context -> {
+            var outcomes = ConditionEvaluationReport.get(context.getBeanFactory()).getConditionAndOutcomesBySource()
+                    .get(OnTransports.class.getName() + "#onWarpDrive");
+            assertThat(outcomes).singleElement().satisfies(o -> assertThat(o.getOutcome().getMessage())
+                    .isEqualTo("@ConditionalOnRivuletTransport (warp-drive) no provider of it is on the class path"));
+        });
+    }
+
+    static class OnTransports {
+
+        @org.springframework.context.annotation.Bean
+        @ConditionalOnRivuletTransport("local")
+        String onLocal() {
+            return "local";
+        }
+
+        @org.springframework.context.annotation.Bean
+        @ConditionalOnRivuletTransport("warp-drive")
+        String onWarpDrive() {
+            return "warp";
+        }
     }
 
     static class Customizers {
