@@ -1,6 +1,7 @@
 package dev.rivulet.spring.boot.autoconfigure;
 
 import java.util.Objects;
+import java.util.function.BiFunction;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -66,10 +67,7 @@ public class RivuletAutoConfiguration {
             if (registry != null) {
                 config = config.meterRegistry(registry);
             }
-            for (TransportConfigCustomizer customizer : customizers.orderedStream().toList()) {
-                config = Objects.requireNonNull(customizer.customize(config), "a customizer returned null");
-            }
-            return config;
+            return customized(config, customizers, TransportConfigCustomizer::customize);
         });
     }
 
@@ -93,11 +91,7 @@ public class RivuletAutoConfiguration {
     @ConditionalOnMissingBean
     public RivuletClient rivuletClient(TransportResources resources,
                                        ObjectProvider<RivuletClientCustomizer> customizers) {
-        RivuletClient client = RivuletClient.create().runOn(resources);
-        for (RivuletClientCustomizer customizer : customizers.orderedStream().toList()) {
-            client = Objects.requireNonNull(customizer.customize(client), "a customizer returned null");
-        }
-        return client;
+        return customized(RivuletClient.create().runOn(resources), customizers, RivuletClientCustomizer::customize);
     }
 
     /** A server builder on the application's resources; the one serving the controllers starts from it. */
@@ -105,11 +99,16 @@ public class RivuletAutoConfiguration {
     @ConditionalOnMissingBean
     public RivuletServer rivuletServer(TransportResources resources,
                                        ObjectProvider<RivuletServerCustomizer> customizers) {
-        RivuletServer server = RivuletServer.create().runOn(resources);
-        for (RivuletServerCustomizer customizer : customizers.orderedStream().toList()) {
-            server = Objects.requireNonNull(customizer.customize(server), "a customizer returned null");
+        return customized(RivuletServer.create().runOn(resources), customizers, RivuletServerCustomizer::customize);
+    }
+
+    /** {@code value} changed by every customizer, in their order, each seeing the one before's result. */
+    private static <T, C> T customized(T value, ObjectProvider<C> customizers, BiFunction<C, T, T> customize) {
+        T result = value;
+        for (C customizer : customizers.orderedStream().toList()) {
+            result = Objects.requireNonNull(customize.apply(customizer, result), "a customizer returned null");
         }
-        return server;
+        return result;
     }
 
     /** The server of the application's {@code @MessageMapping} methods, when it has an address. */
