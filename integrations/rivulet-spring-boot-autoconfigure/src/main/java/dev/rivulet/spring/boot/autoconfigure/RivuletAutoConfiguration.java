@@ -22,7 +22,6 @@ import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.TransportResources;
 import dev.rivulet.core.interaction.InteractionOptions;
-import dev.rivulet.core.interaction.Interactions;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.messaging.RivuletMessageHandler;
@@ -140,9 +139,8 @@ public class RivuletAutoConfiguration {
                                                       InteractionOptions options, RivuletProperties properties,
                                                       Environment environment) {
             String address = Objects.requireNonNull(properties.getServer().getAddress());
-            RivuletServer serving = server.bindAddress(address)
-                    .handle(peer -> Interactions.server(peer, handler.responder(), options).onClose());
-            return new RivuletServerLifecycle(serving, ShutdownSettings.of(environment));
+            return new RivuletServerLifecycle(server.bindAddress(address), handler.responder(), options,
+                    ShutdownSettings.of(environment));
         }
     }
 }

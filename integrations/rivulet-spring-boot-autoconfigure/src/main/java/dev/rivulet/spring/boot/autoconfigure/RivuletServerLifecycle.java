@@ -6,14 +6,18 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Mono;
 
 import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.RivuletServer.BoundServer;
+import dev.rivulet.core.interaction.InteractionOptions;
+import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.interaction.Responder;
 
 /**
  * Binds the application's server when the context starts and stops it in the phase of Spring Boot's graceful web
- * server shutdown: with {@code server.shutdown=graceful} it stops accepting and lets every endpoint finish the
- * requests in flight (within the shutdown phase's timeout) before closing it; otherwise it closes them at once.
+ * server shutdown: with {@code server.shutdown=graceful} it refuses new requests (as retryable), lets the requests in
+ * flight finish (within the shutdown phase's timeout), then closes its endpoints; otherwise it closes them at once.
  */
 public class RivuletServerLifecycle implements SmartLifecycle {
 
@@ -23,11 +27,15 @@ public class RivuletServerLifecycle implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(RivuletServerLifecycle.class);
 
     private final RivuletServer server;
+    private final DrainingResponder responder;
     private final ShutdownSettings shutdown;
     private volatile @Nullable BoundServer bound;
 
-    RivuletServerLifecycle(RivuletServer server, ShutdownSettings shutdown) {
-        this.server = server;
+    /** {@code server} answering each session's requests with {@code responder}. */
+    RivuletServerLifecycle(RivuletServer server, Responder responder, InteractionOptions options,
+                           ShutdownSettings shutdown) {
+        this.responder = new DrainingResponder(responder);
+        this.server = server.handle(peer -> Interactions.server(peer, this.responder, options).onClose());
         this.shutdown = shutdown;
     }
 
@@ -58,9 +66,14 @@ public class RivuletServerLifecycle implements SmartLifecycle {
             callback.run();
         } else if (shutdown.graceful()) {
             Duration timeout = shutdown.timeout();
-            b.disposeGracefully(timeout).timeout(timeout.plusSeconds(1))
-                    .doFinally(s -> callback.run())
-                    .subscribe(null, e -> log.warn("Rivulet server at {} did not drain; closing it", b.address(), e));
+            responder.drain()
+                    .timeout(timeout, Mono.fromRunnable(() -> log.warn("Rivulet server at {}: {} requests still in "
+                            + "flight after {}; closing it", b.address(), responder.inFlight(), timeout)))
+                    .doFinally(s -> {
+                        b.dispose();
+                        callback.run();
+                    })
+                    .subscribe();
         } else {
             b.dispose();
             callback.run();
