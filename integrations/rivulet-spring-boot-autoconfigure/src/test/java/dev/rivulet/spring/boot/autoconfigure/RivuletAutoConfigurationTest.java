@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -20,6 +21,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 
 import dev.rivulet.core.RivuletClient;
@@ -206,6 +208,11 @@ class RivuletAutoConfigurationTest {
                     "no provider for it is on the class path", "local (local://, available)");
             assertThat(analysis.getAction()).contains("rivulet-reactor-rio");
         });
+        // Spring Boot finds the analyzer, and so prints that report when start-up fails (Boot's own analyzers,
+        // which take constructor arguments, cannot be made here: they are left out)
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
+                SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { })))
+                .hasAtLeastOneElementOfType(MissingTransportFailureAnalyzer.class);
         runner.withPropertyValues("rivulet.transport.required=local").run(context ->
                 assertThat(context).hasNotFailed());
     }
