@@ -159,6 +159,39 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
+    void applicationBeansReplaceTheServersToo() {
+        TransportResources own = TransportResources.create("own-server");
+        RivuletStrategies strategies = RivuletStrategies.create(own.forAddress("local://x").memory());
+        RivuletMessageHandler handler = new RivuletMessageHandler(strategies);
+        runner.withPropertyValues("rivulet.server.address=local://own-beans-test")
+                .withBean(RivuletStrategies.class, () -> strategies)
+                .withBean(RivuletMessageHandler.class, () -> handler)
+                .withBean("rivuletServerHealthIndicator", HealthIndicator.class, () -> () -> null)
+                .withBean("rivuletTransportsHealthContributor", HealthIndicator.class, () -> () -> null)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RivuletStrategies.class)).isSameAs(strategies);
+                    assertThat(context.getBean(RivuletMessageHandler.class)).isSameAs(handler);
+                    assertThat(context).doesNotHaveBean(RivuletServerHealthIndicator.class)
+                            .doesNotHaveBean(CompositeHealthContributor.class);
+                });
+        runner.withPropertyValues("rivulet.server.address=local://own-lifecycle-test")
+                .withBean(RivuletServerLifecycle.class, () -> new RivuletServerLifecycle(
+                        RivuletServer.create().runOn(own).bindAddress("local://own-lifecycle"),
+                        handler.responder(), InteractionOptions.defaults(),
+                        new ShutdownSettings(false, Duration.ofSeconds(1))))
+                .withBean(TransportResourcesLifecycle.class, () -> new TransportResourcesLifecycle(own,
+                        Duration.ofSeconds(1)))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RivuletServerLifecycle.class)
+                            .hasSingleBean(TransportResourcesLifecycle.class);
+                    assertThat(context.getBean(RivuletServerLifecycle.class).boundServer().address())
+                            .isEqualTo("local://own-lifecycle");
+                });
+        own.dispose();
+    }
+
+    @Test
     void aServerAddressServesTheControllersAndIsHealthy() {
         runner.withPropertyValues("rivulet.server.address=local://autoconfigure-test").run(context -> {
             assertThat(context).hasSingleBean(RivuletStrategies.class).hasSingleBean(RivuletMessageHandler.class);
