@@ -40,25 +40,33 @@ final class DrainingResponder implements Responder {
 
     @Override
     public Mono<Void> fireAndForget(Payload request) {
-        return Mono.defer(() -> admit() ? delegate.fireAndForget(request).doFinally(s -> done()) : refused());
+        return Mono.defer(() -> admit()
+                ? Mono.defer(() -> delegate.fireAndForget(request)).doFinally(s -> done())
+                : refused());
     }
 
     @Override
     public Mono<Payload> requestResponse(Payload request) {
-        return Mono.defer(() -> admit() ? delegate.requestResponse(request).doFinally(s -> done()) : refused());
+        return Mono.defer(() -> admit()
+                ? Mono.defer(() -> delegate.requestResponse(request)).doFinally(s -> done())
+                : refused());
     }
 
     @Override
     public Flux<Payload> requestStream(Payload request) {
-        return Flux.defer(() -> admit() ? delegate.requestStream(request).doFinally(s -> done()) : refused());
+        return Flux.defer(() -> admit()
+                ? Flux.defer(() -> delegate.requestStream(request)).doFinally(s -> done())
+                : refused());
     }
 
     @Override
     public Flux<Payload> requestChannel(Payload first, Flux<Payload> rest) {
-        return Flux.defer(() -> admit() ? delegate.requestChannel(first, rest).doFinally(s -> done()) : refused());
+        return Flux.defer(() -> admit()
+                ? Flux.defer(() -> delegate.requestChannel(first, rest)).doFinally(s -> done())
+                : refused());
     }
 
-    /** Counts a request in unless draining. */
+    /** Counts a request in unless draining; the inner defer turns a handler's throw into an error, counted out. */
     private boolean admit() {
         if (draining) {
             return false;

@@ -20,8 +20,9 @@ import dev.rivulet.spring.boot.autoconfigure.RivuletProperties;
 import dev.rivulet.spring.boot.autoconfigure.RivuletServerLifecycle;
 
 /**
- * Rivulet's health indicators, when Spring Boot's health module is present and {@code management.health.rivulet.enabled}
- * is not false: {@code rivuletTransports} (one per transport on the class path) and {@code rivuletServer}.
+ * Rivulet's health indicators, when Spring Boot's health module is present and
+ * {@code management.health.rivulet.enabled} is not false: {@code rivuletTransports} (one per transport on the class
+ * path) and {@code rivuletServer}.
  */
 @AutoConfiguration(after = RivuletAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
