@@ -1,0 +1,98 @@
+package dev.rivulet.spring.boot.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Mono;
+
+import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.RivuletServer.BoundServer;
+import dev.rivulet.core.interaction.InteractionOptions;
+import dev.rivulet.core.interaction.Interactions;
+import dev.rivulet.core.interaction.Responder;
+
+/**
+ * Binds the application's server when the context starts and stops it in the phase of Spring Boot's graceful web
+ * server shutdown: with {@code server.shutdown=graceful} it refuses new requests (as retryable), lets the requests in
+ * flight finish (within the shutdown phase's timeout), then closes its endpoints; otherwise it closes them at once.
+ */
+public class RivuletServerLifecycle implements SmartLifecycle {
+
+    /** The phase of Spring Boot's {@code WebServerGracefulShutdownLifecycle}: servers drain side by side. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
+
+    private static final Logger log = LoggerFactory.getLogger(RivuletServerLifecycle.class);
+
+    private final RivuletServer server;
+    private final DrainingResponder responder;
+    private final ShutdownSettings shutdown;
+    private volatile @Nullable BoundServer bound;
+
+    /** {@code server} answering each session's requests with {@code responder}. */
+    RivuletServerLifecycle(RivuletServer server, Responder responder, InteractionOptions options,
+                           ShutdownSettings shutdown) {
+        this.responder = new DrainingResponder(responder);
+        this.server = server.handle(peer -> Interactions.server(peer, this.responder, options).onClose());
+        this.shutdown = shutdown;
+    }
+
+    /** The bound server while it runs, {@code null} before the context started and after it stopped. */
+    public @Nullable BoundServer boundServer() {
+        return bound;
+    }
+
+    @Override
+    public void start() {
+        BoundServer b = server.bindNow();
+        bound = b;
+        log.info("Rivulet server listening at {}", b.address());
+    }
+
+    @Override
+    public void stop() {
+        BoundServer b = takeBound();
+        if (b != null) {
+            b.disposeNow(shutdown.timeout());
+        }
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        BoundServer b = takeBound();
+        if (b == null) {
+            callback.run();
+        } else if (shutdown.graceful()) {
+            Duration timeout = shutdown.timeout();
+            responder.drain()
+                    .timeout(timeout, Mono.fromRunnable(() -> log.warn("Rivulet server at {}: {} requests still in "
+                            + "flight after {}; closing it", b.address(), responder.inFlight(), timeout)))
+                    .doFinally(s -> {
+                        b.dispose();
+                        callback.run();
+                    })
+                    .subscribe();
+        } else {
+            b.dispose();
+            callback.run();
+        }
+    }
+
+    private @Nullable BoundServer takeBound() {
+        BoundServer b = bound;
+        bound = null;
+        return b;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return bound != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}
