@@ -242,6 +242,46 @@ abstract class StagedPipelineContract {
     }
 
     @Test
+    void aMessagesHeaderGoesOutWhileItsFirstChunkStillCopies() {
+        TransferRig r = rig(config(4));
+        long size = 8L * CHUNK;
+        DeviceBuffer src = r.source(size, 71);
+        DeviceBuffer dst = r.destination(size);
+        long sentBefore = r.pair.client().stats().block(TIMEOUT).messagesSent();
+        CountDownLatch firstCopy = senderHook.holdFrom(CopyDirection.TO_HOST, senderHook.toHost.get() + 1);
+
+        Mono<Void> transfer = Mono.when(r.rx.receiveInto(dst.slice()), r.tx.send(src.slice())).cache();
+        transfer.subscribe(null, e -> { });
+
+        awaitTrue(() -> r.pair.client().stats().block(TIMEOUT).messagesSent() - sentBefore == 1,
+                "the header sent while the copy of chunk 0 is held");
+        firstCopy.countDown();
+        StepVerifier.create(transfer).verifyComplete();
+        r.assertReceived(dst.slice(), 71);
+        assertStagingReturned(r);
+    }
+
+    @Test
+    void aReceiverAsksForAMessagesHeaderAndFirstChunksAtOnce() {
+        int staging = 4;
+        TransferRig r = rig(config(staging));
+        long size = 8L * CHUNK;
+        DeviceBuffer src = r.source(size, 72);
+        DeviceBuffer dst = r.destination(size);
+        long grantedBefore = r.pair.server().stats().block(TIMEOUT).creditsGranted();
+
+        Mono<DeviceSlice> landed = r.rx.receiveInto(dst.slice()).cache();
+        landed.subscribe(null, e -> { });
+
+        // Nothing is sent yet: the credits for the chunks cannot have waited for the header.
+        awaitTrue(() -> r.pair.server().stats().block(TIMEOUT).creditsGranted() - grantedBefore == staging,
+                "credits for the header and " + (staging - 1) + " chunks granted before anything arrived");
+        StepVerifier.create(Mono.when(landed, r.tx.send(src.slice()))).verifyComplete();
+        r.assertReceived(dst.slice(), 72);
+        assertStagingReturned(r);
+    }
+
+    @Test
     void aSlowReceiverStallsTheSendersCopies() throws Exception {
         int staging = 2;
         TransferRig r = rig(config(staging));

@@ -219,8 +219,12 @@ final class InboundPipeline {
     // ---- demand towards the endpoint ----
 
     /**
-     * Asks the endpoint for what the credits allow: the rest of the current message's chunks, or one header when
-     * the receiver wants another message and every expected arrival is accounted for.
+     * Asks the endpoint for what the credits allow: the rest of the current message's chunks, or, when the receiver
+     * wants another message and every expected arrival is accounted for, its header and as many chunks as the
+     * credits allow. Asking for the chunks with the header spares each message a round trip of credits (header in,
+     * then credits for its chunks out) while the sender's first copies run. A message shorter than that leaves its
+     * unused credits to the messages behind it, which are held like any message nobody asks for yet: within the
+     * credits.
      */
     private void topUp() {
         if (wire == null || wire.subscription == null || wireEnded || engine.closing) {
@@ -233,7 +237,7 @@ final class InboundPipeline {
         int remaining = current == null ? 0 : current.chunks - current.arrived;
         int n = Math.min(budget, Math.max(0, remaining - requested));
         if (n == 0 && requested == remaining && wantsAnother()) {
-            n = 1;
+            n = budget;
         }
         if (n > 0) {
             requested += n;

@@ -306,10 +306,11 @@ final class OutboundPipeline {
         }
         work += reapEmitted();
         work += reapToDevice();
+        // Copies are queued first, so that a message's header goes out in the cycle its first copy was queued in.
+        work += schedule();
         if (aborts.isEmpty()) {
             work += takeToHost();
         }
-        work += schedule();
         return work;
     }
 
@@ -378,7 +379,11 @@ final class OutboundPipeline {
         return null;
     }
 
-    /** Takes finished device-to-host copies in queue order and hands each chunk to the network. */
+    /**
+     * Takes finished device-to-host copies in queue order and hands each chunk to the network. A message's header
+     * goes out as soon as its first chunk heads the queue, while that chunk still copies: the receiver then asks for
+     * the chunks while the copy runs, rather than after it.
+     */
     private int takeToHost() {
         int work = 0;
         Object head;
@@ -393,6 +398,9 @@ final class OutboundPipeline {
                 continue;
             }
             Slot s = (Slot) head;
+            if (s.transfer instanceof Send send && !send.cancelled && send.failure == null && !pushHeader(send)) {
+                break; // the header cannot go yet (no demand, no buffer, the previous message): next cycle, in order
+            }
             Throwable error = null;
             boolean complete;
             try {
