@@ -22,6 +22,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.messaging.handler.annotation.MessageMapping;
+import org.springframework.stereotype.Controller;
 
 
 import dev.rivulet.core.RivuletClient;
@@ -34,6 +36,7 @@ import dev.rivulet.spring.boot.autoconfigure.health.RivuletHealthAutoConfigurati
 import dev.rivulet.spring.boot.autoconfigure.health.RivuletServerHealthIndicator;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.messaging.RivuletMessageHandler;
+import dev.rivulet.spring.requester.RivuletRequester;
 
 /** Every condition and property of the auto-configuration, each both ways, on the in-JVM local transport. */
 class RivuletAutoConfigurationTest {
@@ -43,17 +46,21 @@ class RivuletAutoConfigurationTest {
                     RivuletHealthAutoConfiguration.class));
 
     @Test
-    void defaultsGiveResourcesBuildersAndNoServer() {
+    void defaultsGiveResourcesBuildersRequesterSupportAndNoServer() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(TransportResources.class)
                     .hasSingleBean(TransportResourcesLifecycle.class)
                     .hasSingleBean(RivuletClient.class)
                     .hasSingleBean(RivuletServer.class)
                     .hasSingleBean(InteractionOptions.class)
+                    .hasSingleBean(RivuletStrategies.class)
+                    .hasSingleBean(RivuletRequester.Builder.class)
                     .doesNotHaveBean(RivuletServerLifecycle.class)
                     .doesNotHaveBean(RivuletMessageHandler.class)
-                    .doesNotHaveBean(RivuletStrategies.class)
                     .doesNotHaveBean("rivuletServerHealthIndicator");
+            // a client-only application opens no transport before it connects: its codecs wait for a connection
+            assertThat(context.getBean(RivuletStrategies.class).hasMemory()).isFalse();
+            assertThat(context.getBean(TransportResources.class).isInUse()).isFalse();
             TransportConfig config = context.getBean(TransportResources.class).config();
             TransportConfig defaults = TransportConfig.defaults();
             assertThat(context.getBean(TransportResources.class).name()).isEqualTo("rivulet");
@@ -192,9 +199,49 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
+    void aClientOnlyApplicationRequestsThroughTheRequesterBuilder() {
+        runner.withPropertyValues("rivulet.server.address=local://client-only-test")
+                .withUserConfiguration(PingController.class)
+                .run(server -> runner.run(client -> {
+                    assertThat(client).doesNotHaveBean(RivuletServerLifecycle.class);
+                    RivuletRequester requester = client.getBean(RivuletRequester.Builder.class)
+                            .connectNow("local://client-only-test");
+                    try {
+                        assertThat(requester.route("ping").data("hi").retrieveMono(String.class)
+                                .block(Duration.ofSeconds(10))).isEqualTo("pong: hi");
+                        // the codecs encode into the memory of the connection's transport, on the client's resources
+                        assertThat(requester.strategies().dataBufferFactory().domain()).isSameAs(client
+                                .getBean(TransportResources.class).forAddress("local://client-only-test").memory());
+                    } finally {
+                        requester.requester().dispose();
+                    }
+                }));
+    }
+
+    @Test
+    void theRequesterBuilderUsesTheApplicationsStrategiesAndOptions() {
+        RivuletStrategies codecs = RivuletStrategies.builder().defaultContentType(RivuletStrategies.CBOR).build();
+        RivuletRequester.Builder own = RivuletRequester.builder(RivuletClient.create(), codecs);
+        runner.withBean(RivuletStrategies.class, () -> codecs).run(context ->
+                assertThat(context.getBean(RivuletStrategies.class)).isSameAs(codecs));
+        runner.withBean(RivuletRequester.Builder.class, () -> own).run(context ->
+                assertThat(context.getBean(RivuletRequester.Builder.class)).isSameAs(own));
+    }
+
+    @Controller
+    static class PingController {
+
+        @MessageMapping("ping")
+        String ping(String text) {
+            return "pong: " + text;
+        }
+    }
+
+    @Test
     void aServerAddressServesTheControllersAndIsHealthy() {
         runner.withPropertyValues("rivulet.server.address=local://autoconfigure-test").run(context -> {
             assertThat(context).hasSingleBean(RivuletStrategies.class).hasSingleBean(RivuletMessageHandler.class);
+            assertThat(context.getBean(RivuletStrategies.class).hasMemory()).as("the server's transport's").isTrue();
             RivuletServerLifecycle server = context.getBean(RivuletServerLifecycle.class);
             assertThat(server.isRunning()).isTrue();
             assertThat(server.boundServer().address()).isEqualTo("local://autoconfigure-test");
