@@ -30,6 +30,7 @@ public class RivuletServerLifecycle implements SmartLifecycle {
     private final DrainingResponder responder;
     private final ShutdownSettings shutdown;
     private volatile @Nullable BoundServer bound;
+    private volatile boolean draining;
 
     /** {@code server} answering each session's requests with {@code responder}. */
     RivuletServerLifecycle(RivuletServer server, Responder responder, InteractionOptions options,
@@ -42,6 +43,16 @@ public class RivuletServerLifecycle implements SmartLifecycle {
     /** The bound server while it runs, {@code null} before the context started and after it stopped. */
     public @Nullable BoundServer boundServer() {
         return bound;
+    }
+
+    /** Whether a graceful shutdown is waiting for the requests in flight (new ones are refused meanwhile). */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** Requests taken and not yet answered. */
+    public int requestsInFlight() {
+        return responder.inFlight();
     }
 
     @Override
@@ -66,10 +77,12 @@ public class RivuletServerLifecycle implements SmartLifecycle {
             callback.run();
         } else if (shutdown.graceful()) {
             Duration timeout = shutdown.timeout();
+            draining = true;
             responder.drain()
                     .timeout(timeout, Mono.fromRunnable(() -> log.warn("Rivulet server at {}: {} requests still in "
                             + "flight after {}; closing it", b.address(), responder.inFlight(), timeout)))
                     .doFinally(s -> {
+                        draining = false;
                         b.dispose();
                         callback.run();
                     })

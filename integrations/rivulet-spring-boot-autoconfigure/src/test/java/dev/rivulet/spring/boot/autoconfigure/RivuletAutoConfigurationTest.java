@@ -307,13 +307,23 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
-    void transportHealthPerTransportOnTheClassPath() {
-        runner.run(context -> {
-            var transports = context.getBean("rivuletTransportsHealthContributor", CompositeHealthContributor.class);
-            HealthIndicator local = (HealthIndicator) transports.getContributor("local");
-            assertThat(local.health().getStatus()).isEqualTo(Status.UP);
-            assertThat(local.health().getDetails()).containsEntry("scheme", "local");
-        });
+    void transportHealthPerTransportOnTheClassPathFollowsTheApplicationsTransports() {
+        runner.withPropertyValues("rivulet.server.address=local://transport-health-test",
+                "rivulet.transport.required=local").run(context -> {
+                    var transports = context.getBean("rivuletTransportsHealthContributor",
+                            CompositeHealthContributor.class);
+                    HealthIndicator local = (HealthIndicator) transports.getContributor("local");
+                    String id = context.getBean(RivuletServerLifecycle.class).boundServer().transport().id();
+                    assertThat(local.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(local.health().getDetails()).containsEntry("scheme", "local")
+                            .containsEntry("required", true)
+                            .containsEntry("transports", Map.of(id, Map.of("state", "open", "endpoints", 0L)));
+
+                    context.getBean(TransportResources.class).forAddress("local://transport-health-test").dispose();
+                    assertThat(local.health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(context.getBean(RivuletServerHealthIndicator.class).health().getStatus())
+                            .isEqualTo(Status.DOWN);
+                });
     }
 
     @Test
