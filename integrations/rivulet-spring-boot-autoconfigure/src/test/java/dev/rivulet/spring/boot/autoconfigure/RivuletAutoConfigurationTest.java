@@ -204,11 +204,13 @@ class RivuletAutoConfigurationTest {
                 .withUserConfiguration(PingController.class)
                 .run(server -> runner.run(client -> {
                     assertThat(client).doesNotHaveBean(RivuletServerLifecycle.class);
-                    RivuletRequester requester = client.getBean(RivuletRequester.Builder.class)
-                            .connectNow("local://client-only-test");
+                    RivuletRequester.Builder requesters = client.getBean(RivuletRequester.Builder.class);
+                    // snippet:begin boot-client
+                    RivuletRequester requester = requesters.connectNow("local://client-only-test");
+                    String answer = requester.route("ping").data("hi").retrieveMono(String.class).block();
+                    // snippet:end
                     try {
-                        assertThat(requester.route("ping").data("hi").retrieveMono(String.class)
-                                .block(Duration.ofSeconds(10))).isEqualTo("pong: hi");
+                        assertThat(answer).isEqualTo("pong: hi");
                         // the codecs encode into the memory of the connection's transport, on the client's resources
                         assertThat(requester.strategies().dataBufferFactory().domain()).isSameAs(client
                                 .getBean(TransportResources.class).forAddress("local://client-only-test").memory());

@@ -67,11 +67,13 @@ abstract class AbstractTraceContextTest {
         endpoint = client.remoteAddress(server.boundServer().address()).connectNow();
         RivuletRequester requester = RivuletRequester.create(Interactions.client(endpoint, options), strategies);
 
+        // snippet:begin boot-trace-requester
         Observation checkout = Observation.start("checkout", observations);
         SpanIds seenByHandler = requester.route("where-am-i").retrieveMono(SpanIds.class)
                 .contextWrite(c -> c.put(ObservationThreadLocalAccessor.KEY, checkout))
                 .block(Duration.ofSeconds(10));
         checkout.stop();
+        // snippet:end
 
         MutableSpan parent = finished.named("checkout");
         MutableSpan requesting = finished.onSide("requester");
@@ -99,12 +101,14 @@ abstract class AbstractTraceContextTest {
             this.tracer = tracer;
         }
 
+        // snippet:begin boot-trace-handler
         @MessageMapping("where-am-i")
         Mono<SpanIds> whereAmI() {
-            Span current = tracer.currentSpan();
+            Span current = tracer.currentSpan(); // the span of serving this request
             return current == null ? Mono.empty()
                     : Mono.just(new SpanIds(current.context().traceId(), current.context().spanId()));
         }
+        // snippet:end
     }
 
     /** The spans the application finished, as a span exporter would receive them. */
