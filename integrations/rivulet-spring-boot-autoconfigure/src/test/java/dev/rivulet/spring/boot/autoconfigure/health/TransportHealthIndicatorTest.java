@@ -26,6 +26,7 @@ class TransportHealthIndicatorTest {
 
     private final TransportResources resources = TransportResources.create("health");
     private final TransportProvider local = Transports.provider("local").orElseThrow();
+    private final TransportHealthIndicator health = new TransportHealthIndicator(local, false, resources);
 
     @AfterEach
     void close() {
@@ -34,7 +35,6 @@ class TransportHealthIndicatorTest {
 
     @Test
     void upWithEveryOpenTransportItsStateAndEndpoints() {
-        TransportHealthIndicator health = new TransportHealthIndicator(local, false, resources);
         assertThat(health.health().getStatus()).as("available, nothing opened yet").isEqualTo(Status.UP);
         assertThat(transports(health.health())).isEmpty();
 
@@ -53,14 +53,14 @@ class TransportHealthIndicatorTest {
 
     @Test
     void downWhenATransportClosesUnderTheApplication() {
-        TransportHealthIndicator health = new TransportHealthIndicator(local, false, resources);
         Transport transport = resources.forAddress("local://closes-under-use");
         transport.dispose();
-        Health down = health.health();
-        assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-        assertThat(down.getDetails().get("reason")).asString().contains("closed while the application runs on it",
-                transport.id());
-        assertThat(transports(down).get(transport.id())).containsEntry("state", "closed");
+        assertThat(health.health()).satisfies(down -> {
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails().get("reason")).asString()
+                    .contains("closed while the application runs on it", transport.id());
+            assertThat(transports(down).get(transport.id())).containsEntry("state", "closed");
+        });
 
         resources.forAddress("local://closes-under-use");
         assertThat(health.health().getStatus()).as("replaced on the next use").isEqualTo(Status.UP);
@@ -68,7 +68,6 @@ class TransportHealthIndicatorTest {
 
     @Test
     void outOfServiceOnceTheApplicationClosesItsTransports() {
-        TransportHealthIndicator health = new TransportHealthIndicator(local, false, resources);
         Transport transport = resources.forAddress("local://closing-with-the-application");
         resources.dispose();
         Health closing = health.health();

@@ -15,7 +15,6 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -25,12 +24,7 @@ import org.springframework.messaging.handler.annotation.MessageMapping;
 import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Mono;
 
-import dev.rivulet.core.Endpoint;
-import dev.rivulet.core.RivuletClient;
-import dev.rivulet.core.interaction.InteractionOptions;
-import dev.rivulet.core.interaction.Interactions;
 import dev.rivulet.spring.boot.autoconfigure.RivuletServerLifecycle;
-import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.requester.RivuletRequester;
 
 /**
@@ -41,51 +35,40 @@ import dev.rivulet.spring.requester.RivuletRequester;
 abstract class AbstractTraceContextTest {
 
     @Autowired
-    RivuletClient client;
+    RivuletRequester.Builder requesters;
     @Autowired
     RivuletServerLifecycle server;
-    @Autowired
-    RivuletStrategies strategies;
-    @Autowired
-    InteractionOptions options;
     @Autowired
     ObservationRegistry observations;
     @Autowired
     FinishedSpans finished;
 
-    private Endpoint endpoint;
-
-    @AfterEach
-    void disconnect() {
-        if (endpoint != null) {
-            endpoint.dispose();
-        }
-    }
-
     @Test
     void theHandlerRunsInAChildOfTheRequestersSpanInTheSameTrace() {
-        endpoint = client.remoteAddress(server.boundServer().address()).connectNow();
-        RivuletRequester requester = RivuletRequester.create(Interactions.client(endpoint, options), strategies);
+        RivuletRequester requester = requesters.connectNow(server.boundServer().address());
+        try {
+            // snippet:begin boot-trace-requester
+            Observation checkout = Observation.start("checkout", observations);
+            SpanIds seenByHandler = requester.route("where-am-i").retrieveMono(SpanIds.class)
+                    .contextWrite(c -> c.put(ObservationThreadLocalAccessor.KEY, checkout))
+                    .block(Duration.ofSeconds(10));
+            checkout.stop();
+            // snippet:end
 
-        // snippet:begin boot-trace-requester
-        Observation checkout = Observation.start("checkout", observations);
-        SpanIds seenByHandler = requester.route("where-am-i").retrieveMono(SpanIds.class)
-                .contextWrite(c -> c.put(ObservationThreadLocalAccessor.KEY, checkout))
-                .block(Duration.ofSeconds(10));
-        checkout.stop();
-        // snippet:end
-
-        MutableSpan parent = finished.named("checkout");
-        MutableSpan requesting = finished.onSide("requester");
-        MutableSpan serving = finished.onSide("responder");
-        assertThat(requesting.parentId()).as("the request is made within the application's span")
-                .isEqualTo(parent.id());
-        assertThat(serving.traceId()).as("the trace crossed the wire").isEqualTo(parent.traceId());
-        assertThat(serving.parentId()).as("the responder's span is a child of the requester's")
-                .isEqualTo(requesting.id());
-        assertThat(serving.name()).isEqualTo("request-response where-am-i");
-        assertThat(seenByHandler).as("the @MessageMapping method runs in the responder's span")
-                .isEqualTo(new SpanIds(serving.traceId(), serving.id()));
+            MutableSpan parent = finished.named("checkout");
+            MutableSpan requesting = finished.onSide("requester");
+            MutableSpan serving = finished.onSide("responder");
+            assertThat(requesting.parentId()).as("the request is made within the application's span")
+                    .isEqualTo(parent.id());
+            assertThat(serving.traceId()).as("the trace crossed the wire").isEqualTo(parent.traceId());
+            assertThat(serving.parentId()).as("the responder's span is a child of the requester's")
+                    .isEqualTo(requesting.id());
+            assertThat(serving.name()).isEqualTo("request-response where-am-i");
+            assertThat(seenByHandler).as("the @MessageMapping method runs in the responder's span")
+                    .isEqualTo(new SpanIds(serving.traceId(), serving.id()));
+        } finally {
+            requester.requester().dispose();
+        }
     }
 
     /** What a traced method saw as its current span. */
