@@ -1,13 +1,18 @@
 package dev.rivulet.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.RivuletServer.BoundServer;
 import dev.rivulet.core.interaction.InteractionOptions;
@@ -29,6 +34,8 @@ public class RivuletServerLifecycle implements SmartLifecycle {
     private final RivuletServer server;
     private final DrainingResponder responder;
     private final ShutdownSettings shutdown;
+    /** The endpoints of the sessions being served, to flush before a graceful shutdown closes them. */
+    private final Set<Endpoint> peers = ConcurrentHashMap.newKeySet();
     private volatile @Nullable BoundServer bound;
     private volatile boolean draining;
 
@@ -36,7 +43,10 @@ public class RivuletServerLifecycle implements SmartLifecycle {
     RivuletServerLifecycle(RivuletServer server, Responder responder, InteractionOptions options,
                            ShutdownSettings shutdown) {
         this.responder = new DrainingResponder(responder);
-        this.server = server.handle(peer -> Interactions.server(peer, this.responder, options).onClose());
+        this.server = server.handle(peer -> {
+            peers.add(peer);
+            return Interactions.server(peer, this.responder, options).onClose().doFinally(s -> peers.remove(peer));
+        });
         this.shutdown = shutdown;
     }
 
@@ -79,6 +89,7 @@ public class RivuletServerLifecycle implements SmartLifecycle {
             Duration timeout = shutdown.timeout();
             draining = true;
             responder.drain()
+                    .then(Mono.defer(this::flushAnswers))
                     .timeout(timeout, Mono.fromRunnable(() -> log.warn("Rivulet server at {}: {} requests still in "
                             + "flight after {}; closing it", b.address(), responder.inFlight(), timeout)))
                     .doFinally(s -> {
@@ -91,6 +102,16 @@ public class RivuletServerLifecycle implements SmartLifecycle {
             b.dispose();
             callback.run();
         }
+    }
+
+    /**
+     * Waits until the last answers are on the wire: a request is counted out when its answer's publisher ends, which
+     * may be before the frame carrying the answer was sent, and closing the endpoints then would drop it.
+     */
+    private Mono<Void> flushAnswers() {
+        return Flux.fromIterable(List.copyOf(peers))
+                .flatMap(peer -> peer.flush().onErrorResume(e -> Mono.empty()))
+                .then();
     }
 
     private @Nullable BoundServer takeBound() {

@@ -16,9 +16,7 @@ import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.RivuletClient;
-import dev.rivulet.core.interaction.Interactions;
 import dev.rivulet.spring.boot.autoconfigure.health.RivuletServerHealthIndicator;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.requester.RivuletRequester;
@@ -56,10 +54,7 @@ class ShutdownTest {
         runner.withPropertyValues("rivulet.server.address=local://draining-health-test").run(context -> {
             RivuletServerLifecycle server = context.getBean(RivuletServerLifecycle.class);
             RivuletServerHealthIndicator health = new RivuletServerHealthIndicator(server);
-            Endpoint endpoint = context.getBean(RivuletClient.class).remoteAddress(server.boundServer().address())
-                    .connectNow();
-            RivuletRequester requester = RivuletRequester.create(Interactions.client(endpoint),
-                    context.getBean(RivuletStrategies.class));
+            RivuletRequester requester = requesterFromOutside(server);
             HeldController controller = context.getBean(HeldController.class);
             CompletableFuture<String> answer = requester.route("held").retrieveMono(String.class).toFuture();
             assertThat(controller.received.await(10, TimeUnit.SECONDS)).isTrue();
@@ -73,6 +68,7 @@ class ShutdownTest {
             assertThat(answer).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("done");
             assertThat(closing).succeedsWithin(Duration.ofSeconds(10));
             assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+            requester.requester().dispose();
         });
     }
 
@@ -92,15 +88,21 @@ class ShutdownTest {
     /** Sends the slow request, closes the application once the controller has it, and gives the answer. */
     private static CompletableFuture<String> answerWhileClosing(
             org.springframework.context.ConfigurableApplicationContext context) throws InterruptedException {
-        String address = context.getBean(RivuletServerLifecycle.class).boundServer().address();
-        Endpoint endpoint = context.getBean(RivuletClient.class).remoteAddress(address).connectNow();
-        RivuletRequester requester = RivuletRequester.create(Interactions.client(endpoint),
-                context.getBean(RivuletStrategies.class));
+        RivuletRequester requester = requesterFromOutside(context.getBean(RivuletServerLifecycle.class));
         SlowController controller = context.getBean(SlowController.class);
         CompletableFuture<String> answer = requester.route("slow").retrieveMono(String.class).toFuture();
         assertThat(controller.received.await(10, TimeUnit.SECONDS)).isTrue();
         context.close();
-        return answer;
+        return answer.whenComplete((value, error) -> requester.requester().dispose());
+    }
+
+    /**
+     * A requester connected from outside the application, as a client in another process is: on the application's
+     * resources, its endpoint would close with them, whatever the server's shutdown let through.
+     */
+    private static RivuletRequester requesterFromOutside(RivuletServerLifecycle server) {
+        return RivuletRequester.builder(RivuletClient.create(), RivuletStrategies.builder().build())
+                .connectNow(server.boundServer().address());
     }
 
     @Controller
