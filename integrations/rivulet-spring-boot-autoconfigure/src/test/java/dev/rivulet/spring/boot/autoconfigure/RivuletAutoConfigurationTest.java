@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
@@ -131,6 +136,39 @@ class RivuletAutoConfigurationTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         runner.withBean(MeterRegistry.class, () -> registry).run(context ->
                 assertThat(context.getBean(TransportResources.class).config().meterRegistry()).isSameAs(registry));
+    }
+
+    @Test
+    void requestsAreObservedBothWaysOnlyWhereTheApplicationObserves() {
+        runner.run(context -> assertThat(context.getBean(InteractionOptions.class))
+                .isSameAs(InteractionOptions.defaults()));
+        Queue<String> sides = new ConcurrentLinkedQueue<>();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                sides.add(context.getLowCardinalityKeyValue("rivulet.side").getValue());
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        runner.withPropertyValues("rivulet.server.address=local://observed-test")
+                .withBean(ObservationRegistry.class, () -> registry)
+                .withUserConfiguration(PingController.class)
+                .run(context -> {
+                    RivuletRequester requester = context.getBean(RivuletRequester.Builder.class)
+                            .connectNow("local://observed-test");
+                    try {
+                        assertThat(requester.route("ping").data("hi").retrieveMono(String.class)
+                                .block(Duration.ofSeconds(10))).isEqualTo("pong: hi");
+                    } finally {
+                        requester.requester().dispose();
+                    }
+                    assertThat(sides).containsExactlyInAnyOrder("requester", "responder");
+                });
     }
 
     @Test
