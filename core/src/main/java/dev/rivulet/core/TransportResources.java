@@ -97,6 +97,15 @@ public final class TransportResources implements Disposable {
         return t;
     }
 
+    /**
+     * The transports these resources opened, in the order they opened, one per kind of address: the open ones and
+     * the ones that are closing or closed (on their own, or with these resources), until an address of their kind
+     * opens a replacement. What a health check reads; use {@link #forAddress} to use one.
+     */
+    public synchronized List<Transport> transports() {
+        return List.copyOf(open.values());
+    }
+
     /** Whether any transport of these resources is open. */
     public synchronized boolean isInUse() {
         return open.values().stream().anyMatch(t -> !t.isDisposed());
@@ -124,11 +133,16 @@ public final class TransportResources implements Disposable {
         return disposed;
     }
 
+    /**
+     * Marks these resources disposed: their transports to close, the first time only. They stay listed
+     * ({@link #transports()}) while they close.
+     */
     private synchronized List<Transport> takeAll() {
+        if (disposed) {
+            return List.of();
+        }
         disposed = true;
-        List<Transport> all = new ArrayList<>(open.values());
-        open.clear();
-        return all;
+        return new ArrayList<>(open.values());
     }
 
     @Override

@@ -72,6 +72,25 @@ class TransportResourcesTest {
     }
 
     @Test
+    void transportsListsWhatWasOpenedAlsoOnceClosed() {
+        TransportResources group = TransportResources.create("listed");
+        assertThat(group.transports()).isEmpty();
+        Transport t = group.forAddress("local://listed");
+        assertThat(group.forAddress("local://listed-too")).isSameAs(t);
+        assertThat(group.transports()).containsExactly(t);
+
+        t.dispose();
+        assertThat(group.transports()).as("closed on its own, until replaced").containsExactly(t);
+        Transport replacement = group.forAddress("local://listed");
+        assertThat(group.transports()).containsExactly(replacement);
+
+        group.dispose();
+        assertThat(group.transports()).as("closed with the resources").containsExactly(replacement);
+        assertThat(replacement.isDisposed()).isTrue();
+        StepVerifier.create(group.disposeLater()).as("a second close has nothing left to do").verifyComplete();
+    }
+
+    @Test
     void disposeLaterClosesEveryTransportWithoutBlocking() {
         TransportResources group = TransportResources.create("later");
         Transport t = group.forAddress("local://later");

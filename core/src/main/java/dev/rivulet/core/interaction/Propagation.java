@@ -9,6 +9,7 @@ import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What travels with a request besides its payload: the requester's chosen Reactor {@code Context} entries (as
@@ -38,10 +39,19 @@ final class Propagation {
     }
 
     /** The requester's side of one request: the payload to send, and the observation to stop when it ends. */
-    record Outgoing(Payload payload, @Nullable Observation observation) {
+    record Outgoing(Payload payload, @Nullable Observation observation, AtomicBoolean stopped) {
 
+        Outgoing(Payload payload, @Nullable Observation observation) {
+            this(payload, observation, new AtomicBoolean());
+        }
+
+        /**
+         * Stops the observation the first time only: a request's end can be signalled twice (a request-response is
+         * a {@code Mono.from} of the request's flux, which cancels it on the answer, and the flux's completion that
+         * follows still passes the completion hook), and a second stop would record the request twice.
+         */
         void stop(@Nullable Throwable error) {
-            if (observation != null) {
+            if (observation != null && stopped.compareAndSet(false, true)) {
                 if (error != null) {
                     observation.error(error);
                 }

@@ -392,6 +392,11 @@ public final class TransportMetrics implements MeterBinder {
         return creditStalls.sum();
     }
 
+    /** Endpoints of this transport open now. */
+    public long endpointsOpen() {
+        return endpointsOpen.sum();
+    }
+
     public long inFlight() {
         return inFlight.sum();
     }

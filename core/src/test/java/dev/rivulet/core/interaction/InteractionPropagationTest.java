@@ -96,5 +96,7 @@ class InteractionPropagationTest {
         assertThat(events).contains("sender start request-response traced parent=true",
                 "receiver start request-response traced traceparent=00-trace-span-01", "receiver stop",
                 "sender stop");
+        assertThat(events).as("each side's observation stops once").filteredOn(e -> e.endsWith("stop"))
+                .containsExactlyInAnyOrder("sender stop", "receiver stop");
     }
 }

@@ -40,6 +40,11 @@ import java.util.function.Consumer;
  * ({@code String}, any {@code CharSequence}) under every content type, then Jackson 3 JSON ({@link #JSON}) and CBOR
  * ({@link #CBOR}) when they are on the class path; routes matched as {@code "a.{var}.*"} patterns with {@code .} as
  * separator; JSON where a payload names no content type. Immutable; {@link #mutate()} starts a builder from it.
+ *
+ * <p>Strategies made {@linkplain #builder() without memory} hold the codecs only, for an application that does not
+ * know yet which transport it will talk over: {@link #withMemory(MemoryDomain)} binds them to a transport's memory
+ * before anything is encoded (as {@link dev.rivulet.spring.requester.RivuletRequester.Builder} does for each
+ * connection).
  */
 public final class RivuletStrategies {
 
@@ -48,7 +53,7 @@ public final class RivuletStrategies {
 
     private final List<Encoder<?>> encoders;
     private final List<Decoder<?>> decoders;
-    private final RegisteredDataBufferFactory bufferFactory;
+    private final @Nullable RegisteredDataBufferFactory bufferFactory;
     private final RouteMatcher routeMatcher;
     private final ReactiveAdapterRegistry adapterRegistry;
     private final MimeType defaultContentType;
@@ -72,6 +77,25 @@ public final class RivuletStrategies {
         return new Builder(new RegisteredDataBufferFactory(domain));
     }
 
+    /** A builder holding the defaults and no memory: bind what it builds with {@link #withMemory(MemoryDomain)}. */
+    public static Builder builder() {
+        return new Builder((RegisteredDataBufferFactory) null);
+    }
+
+    /**
+     * These strategies with buffers from {@code domain} (usually a connection's, {@code endpoint.memory()}): this
+     * instance when its buffers already come from there.
+     */
+    public RivuletStrategies withMemory(MemoryDomain domain) {
+        Objects.requireNonNull(domain, "domain");
+        return bufferFactory != null && bufferFactory.domain() == domain ? this : mutate().memory(domain).build();
+    }
+
+    /** Whether these strategies have memory to encode into (strategies made by {@link #builder()} have none). */
+    public boolean hasMemory() {
+        return bufferFactory != null;
+    }
+
     /** A builder holding these strategies. */
     public Builder mutate() {
         return new Builder(this);
@@ -85,7 +109,12 @@ public final class RivuletStrategies {
         return decoders;
     }
 
+    /** Where encoders write; fails when these strategies have no memory yet ({@link #withMemory}). */
     public RegisteredDataBufferFactory dataBufferFactory() {
+        if (bufferFactory == null) {
+            throw new IllegalStateException("these strategies have no memory to encode into: bind them to a "
+                    + "connection's with withMemory(endpoint.memory())");
+        }
         return bufferFactory;
     }
 
@@ -135,9 +164,10 @@ public final class RivuletStrategies {
      * content type it should name).
      */
     public Payload encode(Object value, ResolvableType type, MimeType contentType, Metadata metadata) {
+        RegisteredDataBufferFactory factory = dataBufferFactory();
         DataBuffer body = this.<Object>encoder(type, contentType)
-                .encodeValue(value, bufferFactory, type, contentType, Map.of());
-        return PayloadBodies.toPayload(body, metadata, bufferFactory);
+                .encodeValue(value, factory, type, contentType, Map.of());
+        return PayloadBodies.toPayload(body, metadata, factory);
     }
 
     /**
@@ -155,12 +185,12 @@ public final class RivuletStrategies {
 
         private final List<Encoder<?>> encoders = new ArrayList<>();
         private final List<Decoder<?>> decoders = new ArrayList<>();
-        private RegisteredDataBufferFactory bufferFactory;
+        private @Nullable RegisteredDataBufferFactory bufferFactory;
         private RouteMatcher routeMatcher = new SimpleRouteMatcher(new AntPathMatcher("."));
         private ReactiveAdapterRegistry adapterRegistry = ReactiveAdapterRegistry.getSharedInstance();
         private MimeType defaultContentType = JSON;
 
-        private Builder(RegisteredDataBufferFactory bufferFactory) {
+        private Builder(@Nullable RegisteredDataBufferFactory bufferFactory) {
             this.bufferFactory = bufferFactory;
             encoders.add(CharSequenceEncoder.allMimeTypes());
             encoders.add(new ByteBufferEncoder());

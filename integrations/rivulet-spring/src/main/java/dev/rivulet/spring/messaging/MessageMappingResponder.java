@@ -65,11 +65,13 @@ final class MessageMappingResponder implements Responder {
         MimeType contentType = strategies.contentType(request.metadata());
         AtomicReference<Flux<DataBuffer>> answers = new AtomicReference<>();
         Metadata answerMetadata = Metadata.builder().contentType(contentType.toString()).build();
-        return Mono.defer(() -> handler.handleMessage(message(request, body, contentType, answers)))
+        Flux<DataBuffer> handling = Mono
+                .defer(() -> handler.handleMessage(message(request, body, contentType, answers)))
                 .thenMany(Flux.defer(() -> {
                     Flux<DataBuffer> encoded = answers.get();
                     return encoded == null ? Flux.<DataBuffer>empty() : encoded;
-                }))
+                }));
+        return new InRequestObservation<>(handling)
                 .map(encoded -> PayloadBodies.toPayload(encoded, answerMetadata, strategies.dataBufferFactory()))
                 .doOnDiscard(PooledDataBuffer.class, DataBufferUtils::release)
                 .doOnDiscard(Payload.class, Payload::release);

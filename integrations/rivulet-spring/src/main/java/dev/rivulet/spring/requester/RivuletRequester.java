@@ -1,5 +1,9 @@
 package dev.rivulet.spring.requester;
 
+import dev.rivulet.core.Endpoint;
+import dev.rivulet.core.RivuletClient;
+import dev.rivulet.core.interaction.InteractionOptions;
+import dev.rivulet.core.interaction.Interactions;
 import dev.rivulet.core.interaction.Metadata;
 import dev.rivulet.core.interaction.Payload;
 import dev.rivulet.core.interaction.Requester;
@@ -40,6 +44,16 @@ public final class RivuletRequester {
     public static RivuletRequester create(Requester requester, RivuletStrategies strategies) {
         return new RivuletRequester(Objects.requireNonNull(requester, "requester"),
                 Objects.requireNonNull(strategies, "strategies"), strategies.defaultContentType());
+    }
+
+    /**
+     * Requesters that connect on their own, as {@code RSocketRequester.Builder} makes them: each
+     * {@link Builder#connect(String)} connects {@code client} to an address and requests over that connection with
+     * {@code strategies} bound to its memory ({@link RivuletStrategies#withMemory}).
+     */
+    public static Builder builder(RivuletClient client, RivuletStrategies strategies) {
+        return new Builder(Objects.requireNonNull(client, "client"), Objects.requireNonNull(strategies, "strategies"),
+                InteractionOptions.defaults(), null);
     }
 
     /** This requester, with data encoded as {@code contentType} (for instance {@link RivuletStrategies#CBOR}). */
@@ -155,6 +169,58 @@ public final class RivuletRequester {
             Metadata first = metadata();
             return Flux.from((Publisher<?>) value).index().map(indexed -> strategies.encode(indexed.getT2(), type,
                     dataContentType, indexed.getT1() == 0 ? first : Metadata.EMPTY));
+        }
+    }
+
+    /**
+     * Connects requesters: an immutable recipe (each setter returns a new builder) whose {@link #connect(String)}
+     * opens a connection and an interaction session on it. Disposing of the requester's
+     * {@linkplain RivuletRequester#requester() session} closes its connection.
+     */
+    public static final class Builder {
+
+        private final RivuletClient client;
+        private final RivuletStrategies strategies;
+        private final InteractionOptions options;
+        private final @Nullable MimeType dataContentType;
+
+        private Builder(RivuletClient client, RivuletStrategies strategies, InteractionOptions options,
+                        @Nullable MimeType dataContentType) {
+            this.client = client;
+            this.strategies = strategies;
+            this.options = options;
+            this.dataContentType = dataContentType;
+        }
+
+        /** Sessions with {@code options} (observations, context entries that travel, leases). */
+        public Builder options(InteractionOptions options) {
+            return new Builder(client, strategies, Objects.requireNonNull(options, "options"), dataContentType);
+        }
+
+        /** Requesters encoding data as {@code contentType} rather than the strategies' default content type. */
+        public Builder dataContentType(MimeType contentType) {
+            return new Builder(client, strategies, options, Objects.requireNonNull(contentType, "contentType"));
+        }
+
+        /** Connects to {@code address} on subscription; a requester over the new connection. */
+        public Mono<RivuletRequester> connect(String address) {
+            return client.remoteAddress(address).connect().map(this::over);
+        }
+
+        /** {@link #connect(String)}, waited for (within the client's connect timeout): for set-up code only. */
+        public RivuletRequester connectNow(String address) {
+            return over(client.remoteAddress(address).connectNow());
+        }
+
+        private RivuletRequester over(Endpoint endpoint) {
+            try {
+                RivuletRequester requester = create(Interactions.client(endpoint, options),
+                        strategies.withMemory(endpoint.memory()));
+                return dataContentType == null ? requester : requester.dataContentType(dataContentType);
+            } catch (RuntimeException e) {
+                endpoint.dispose();
+                throw e;
+            }
         }
     }
 }

@@ -72,6 +72,25 @@ class RivuletStrategiesTest {
     }
 
     @Test
+    void strategiesWithoutMemoryDecodeButEncodeOnlyOnceBound() {
+        RivuletStrategies codecs = RivuletStrategies.builder().build();
+        assertThat(codecs.hasMemory()).isFalse();
+        assertThatThrownBy(() -> codecs.encode(new Point(1, 2), POINT, RivuletStrategies.JSON, Metadata.EMPTY))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("withMemory");
+
+        RivuletStrategies bound = codecs.withMemory(transport.memory());
+        assertThat(bound.hasMemory()).isTrue();
+        assertThat(bound.dataBufferFactory().domain()).isSameAs(transport.memory());
+        assertThat(bound.withMemory(transport.memory())).as("already bound there").isSameAs(bound);
+        Payload payload = bound.encode(new Point(5, 6), POINT, RivuletStrategies.JSON, Metadata.EMPTY);
+        try {
+            assertThat(codecs.<Point>decode(payload, POINT)).isEqualTo(new Point(5, 6));
+        } finally {
+            payload.release();
+        }
+    }
+
+    @Test
     void jsonAndCborAreDifferentBytes() {
         Payload json = strategies.encode(new Point(5, 6), POINT, RivuletStrategies.JSON, Metadata.EMPTY);
         Payload cbor = strategies.encode(new Point(5, 6), POINT, RivuletStrategies.CBOR, Metadata.EMPTY);

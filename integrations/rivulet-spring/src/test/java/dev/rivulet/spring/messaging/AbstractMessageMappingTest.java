@@ -149,6 +149,24 @@ abstract class AbstractMessageMappingTest {
         return RivuletRequester.create(client, strategies).dataContentType(contentType);
     }
 
+    @Test
+    void aRequesterBuilderConnectsAndEncodesIntoTheConnectionsMemory() {
+        RivuletRequester.Builder builder = RivuletRequester.builder(RivuletClient.create().runOn(transport),
+                RivuletStrategies.builder().build()).dataContentType(RivuletStrategies.CBOR);
+        RivuletRequester connected = builder.connect(server.address()).block(TIMEOUT);
+        try {
+            assertThat(connected.strategies().dataBufferFactory().domain()).isSameAs(transport.memory());
+            assertThat(connected.dataContentType()).isEqualTo(RivuletStrategies.CBOR);
+            StepVerifier.create(connected.route("greet.{language}", "en").data(new Greeting("eve", "hi"))
+                            .retrieveMono(Greeting.class))
+                    .expectNext(new Greeting("eve", "hello, eve"))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        } finally {
+            connected.requester().dispose();
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("contentTypes")
     void requestResponseWithARouteVariable(MimeType contentType) {

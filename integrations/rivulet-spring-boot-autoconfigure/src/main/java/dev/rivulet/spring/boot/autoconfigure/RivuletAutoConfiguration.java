@@ -19,20 +19,23 @@ import org.springframework.core.env.Environment;
 
 import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.Transport;
 import dev.rivulet.core.TransportConfig;
 import dev.rivulet.core.TransportResources;
 import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.security.SecuritySettings;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.messaging.RivuletMessageHandler;
+import dev.rivulet.spring.requester.RivuletRequester;
 
 /**
  * Rivulet in a Spring Boot application: the transport resources every client and server of the application runs on
  * (configured by {@code rivulet.transport.*}, their meters on the application's {@code MeterRegistry}, closed after
- * the servers have drained), {@link RivuletClient} and {@link RivuletServer} builders on them, and, when
+ * the servers have drained), {@link RivuletClient} and {@link RivuletServer} builders on them, codecs
+ * ({@link RivuletStrategies}) and a {@link RivuletRequester.Builder} for the application's requests, and, when
  * {@code rivulet.server.address} is set, a server answering with the {@code @MessageMapping} methods of the
- * application's controllers, its requests observed through the application's {@code ObservationRegistry}. Each bean
- * backs off when the application defines one of its type.
+ * application's controllers. Requests both ways are observed through the application's {@code ObservationRegistry}.
+ * Each bean backs off when the application defines one of its type.
  */
 @AutoConfiguration(after = SslAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -101,6 +104,32 @@ public class RivuletAutoConfiguration {
         return customized(RivuletServer.create().runOn(resources), customizers, RivuletServerCustomizer::customize);
     }
 
+    /**
+     * The codecs of the application's requesters and of the server of its controllers: with buffers from the server's
+     * transport when {@code rivulet.server.address} is set (failing start-up when that transport is missing),
+     * otherwise without memory, each requester binding them to its connection's.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RivuletStrategies rivuletStrategies(TransportResources resources, RivuletProperties properties) {
+        String address = properties.getServer().getAddress();
+        return address == null ? RivuletStrategies.builder().build()
+                : RivuletStrategies.create(MessageMappingServerConfiguration.serverTransport(resources, address)
+                        .memory());
+    }
+
+    /**
+     * Connects the application's requesters: {@code builder.connectNow("uring://orders:7000")} gives a
+     * {@link RivuletRequester} on a new connection of the {@link RivuletClient} bean, observed as the application's
+     * interactions are, encoding with the strategies bound to the connection's memory.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RivuletRequester.Builder rivuletRequesterBuilder(RivuletClient client, RivuletStrategies strategies,
+                                                            InteractionOptions options) {
+        return RivuletRequester.builder(client, strategies).options(options);
+    }
+
     /** {@code value} changed by every customizer, in their order, each seeing the one before's result. */
     private static <T, C> T customized(T value, ObjectProvider<C> customizers, BiFunction<C, T, T> customize) {
         T result = value;
@@ -116,21 +145,21 @@ public class RivuletAutoConfiguration {
     static class MessageMappingServerConfiguration {
 
         /**
-         * Codecs writing into the memory of the server's transport (opened here, on the application's resources).
-         * Fails start-up when the address's transport is missing.
+         * The transport of the server's address on the application's resources (opened now); fails start-up when
+         * the address's transport is missing.
          */
-        @Bean
-        @ConditionalOnMissingBean
-        RivuletStrategies rivuletStrategies(TransportResources resources, RivuletProperties properties) {
-            String address = Objects.requireNonNull(properties.getServer().getAddress());
+        static Transport serverTransport(TransportResources resources, String address) {
             MissingTransportException.requireForAddress(address, "rivulet.server.address");
-            return RivuletStrategies.create(resources.forAddress(address).memory());
+            return resources.forAddress(address);
         }
 
+        /** The handler of the controllers, encoding answers into the memory of the server's transport. */
         @Bean
         @ConditionalOnMissingBean
-        RivuletMessageHandler rivuletMessageHandler(RivuletStrategies strategies) {
-            return new RivuletMessageHandler(strategies);
+        RivuletMessageHandler rivuletMessageHandler(RivuletStrategies strategies, TransportResources resources,
+                                                    RivuletProperties properties) {
+            String address = Objects.requireNonNull(properties.getServer().getAddress());
+            return new RivuletMessageHandler(strategies.withMemory(serverTransport(resources, address).memory()));
         }
 
         @Bean

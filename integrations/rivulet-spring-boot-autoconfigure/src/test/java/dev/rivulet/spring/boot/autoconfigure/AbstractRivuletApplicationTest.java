@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -15,8 +16,11 @@ import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.messaging.handler.annotation.DestinationVariable;
@@ -28,6 +32,7 @@ import reactor.core.publisher.Mono;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.RivuletClient;
 import dev.rivulet.core.TransportResources;
+import dev.rivulet.core.Transports;
 import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.interaction.Interactions;
 import dev.rivulet.core.progress.IdleStrategy;
@@ -54,6 +59,9 @@ abstract class AbstractRivuletApplicationTest {
     TransportResources resources;
     @Autowired
     RivuletServerHealthIndicator health;
+    @Autowired
+    @Qualifier("rivuletTransportsHealthContributor")
+    CompositeHealthContributor transportHealth;
     @Autowired
     MeterRegistry meters;
     @Autowired
@@ -83,6 +91,13 @@ abstract class AbstractRivuletApplicationTest {
 
         assertThat(health.health().getStatus()).isEqualTo(Status.UP);
         assertThat(health.health().getDetails()).containsEntry("connections", 1);
+        // the transport's health names it open, with the client's and the server's ends of the connection
+        HealthIndicator transport = (HealthIndicator) transportHealth.getContributor(
+                Transports.forAddress(address).orElseThrow().name());
+        String id = server.boundServer().transport().id();
+        assertThat(transport.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(transport.health().getDetails()).extractingByKey("transports")
+                .isEqualTo(Map.of(id, Map.of("state", "open", "endpoints", 2L)));
         // the responder observed its requests through the application's registry
         assertThat(observed).contains("rivulet.requests");
         // the transport's meters are on the application's registry, tagged with the resources' name

@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
@@ -22,6 +27,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.messaging.handler.annotation.MessageMapping;
+import org.springframework.stereotype.Controller;
 
 
 import dev.rivulet.core.RivuletClient;
@@ -34,6 +41,7 @@ import dev.rivulet.spring.boot.autoconfigure.health.RivuletHealthAutoConfigurati
 import dev.rivulet.spring.boot.autoconfigure.health.RivuletServerHealthIndicator;
 import dev.rivulet.spring.codec.RivuletStrategies;
 import dev.rivulet.spring.messaging.RivuletMessageHandler;
+import dev.rivulet.spring.requester.RivuletRequester;
 
 /** Every condition and property of the auto-configuration, each both ways, on the in-JVM local transport. */
 class RivuletAutoConfigurationTest {
@@ -43,17 +51,21 @@ class RivuletAutoConfigurationTest {
                     RivuletHealthAutoConfiguration.class));
 
     @Test
-    void defaultsGiveResourcesBuildersAndNoServer() {
+    void defaultsGiveResourcesBuildersRequesterSupportAndNoServer() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(TransportResources.class)
                     .hasSingleBean(TransportResourcesLifecycle.class)
                     .hasSingleBean(RivuletClient.class)
                     .hasSingleBean(RivuletServer.class)
                     .hasSingleBean(InteractionOptions.class)
+                    .hasSingleBean(RivuletStrategies.class)
+                    .hasSingleBean(RivuletRequester.Builder.class)
                     .doesNotHaveBean(RivuletServerLifecycle.class)
                     .doesNotHaveBean(RivuletMessageHandler.class)
-                    .doesNotHaveBean(RivuletStrategies.class)
                     .doesNotHaveBean("rivuletServerHealthIndicator");
+            // a client-only application opens no transport before it connects: its codecs wait for a connection
+            assertThat(context.getBean(RivuletStrategies.class).hasMemory()).isFalse();
+            assertThat(context.getBean(TransportResources.class).isInUse()).isFalse();
             TransportConfig config = context.getBean(TransportResources.class).config();
             TransportConfig defaults = TransportConfig.defaults();
             assertThat(context.getBean(TransportResources.class).name()).isEqualTo("rivulet");
@@ -127,6 +139,39 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
+    void requestsAreObservedBothWaysOnlyWhereTheApplicationObserves() {
+        runner.run(context -> assertThat(context.getBean(InteractionOptions.class))
+                .isSameAs(InteractionOptions.defaults()));
+        Queue<String> sides = new ConcurrentLinkedQueue<>();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                sides.add(context.getLowCardinalityKeyValue("rivulet.side").getValue());
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        runner.withPropertyValues("rivulet.server.address=local://observed-test")
+                .withBean(ObservationRegistry.class, () -> registry)
+                .withUserConfiguration(PingController.class)
+                .run(context -> {
+                    RivuletRequester requester = context.getBean(RivuletRequester.Builder.class)
+                            .connectNow("local://observed-test");
+                    try {
+                        assertThat(requester.route("ping").data("hi").retrieveMono(String.class)
+                                .block(Duration.ofSeconds(10))).isEqualTo("pong: hi");
+                    } finally {
+                        requester.requester().dispose();
+                    }
+                    assertThat(sides).containsExactlyInAnyOrder("requester", "responder");
+                });
+    }
+
+    @Test
     void customizersApplyInOrderAfterTheProperties() {
         runner.withPropertyValues("rivulet.transport.send-queue-depth=64")
                 .withUserConfiguration(Customizers.class)
@@ -192,9 +237,51 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
+    void aClientOnlyApplicationRequestsThroughTheRequesterBuilder() {
+        runner.withPropertyValues("rivulet.server.address=local://client-only-test")
+                .withUserConfiguration(PingController.class)
+                .run(server -> runner.run(client -> {
+                    assertThat(client).doesNotHaveBean(RivuletServerLifecycle.class);
+                    RivuletRequester.Builder requesters = client.getBean(RivuletRequester.Builder.class);
+                    // snippet:begin boot-client
+                    RivuletRequester requester = requesters.connectNow("local://client-only-test");
+                    String answer = requester.route("ping").data("hi").retrieveMono(String.class).block();
+                    // snippet:end
+                    try {
+                        assertThat(answer).isEqualTo("pong: hi");
+                        // the codecs encode into the memory of the connection's transport, on the client's resources
+                        assertThat(requester.strategies().dataBufferFactory().domain()).isSameAs(client
+                                .getBean(TransportResources.class).forAddress("local://client-only-test").memory());
+                    } finally {
+                        requester.requester().dispose();
+                    }
+                }));
+    }
+
+    @Test
+    void theRequesterBuilderUsesTheApplicationsStrategiesAndOptions() {
+        RivuletStrategies codecs = RivuletStrategies.builder().defaultContentType(RivuletStrategies.CBOR).build();
+        RivuletRequester.Builder own = RivuletRequester.builder(RivuletClient.create(), codecs);
+        runner.withBean(RivuletStrategies.class, () -> codecs).run(context ->
+                assertThat(context.getBean(RivuletStrategies.class)).isSameAs(codecs));
+        runner.withBean(RivuletRequester.Builder.class, () -> own).run(context ->
+                assertThat(context.getBean(RivuletRequester.Builder.class)).isSameAs(own));
+    }
+
+    @Controller
+    static class PingController {
+
+        @MessageMapping("ping")
+        String ping(String text) {
+            return "pong: " + text;
+        }
+    }
+
+    @Test
     void aServerAddressServesTheControllersAndIsHealthy() {
         runner.withPropertyValues("rivulet.server.address=local://autoconfigure-test").run(context -> {
             assertThat(context).hasSingleBean(RivuletStrategies.class).hasSingleBean(RivuletMessageHandler.class);
+            assertThat(context.getBean(RivuletStrategies.class).hasMemory()).as("the server's transport's").isTrue();
             RivuletServerLifecycle server = context.getBean(RivuletServerLifecycle.class);
             assertThat(server.isRunning()).isTrue();
             assertThat(server.boundServer().address()).isEqualTo("local://autoconfigure-test");
@@ -260,13 +347,23 @@ class RivuletAutoConfigurationTest {
     }
 
     @Test
-    void transportHealthPerTransportOnTheClassPath() {
-        runner.run(context -> {
-            var transports = context.getBean("rivuletTransportsHealthContributor", CompositeHealthContributor.class);
-            HealthIndicator local = (HealthIndicator) transports.getContributor("local");
-            assertThat(local.health().getStatus()).isEqualTo(Status.UP);
-            assertThat(local.health().getDetails()).containsEntry("scheme", "local");
-        });
+    void transportHealthPerTransportOnTheClassPathFollowsTheApplicationsTransports() {
+        runner.withPropertyValues("rivulet.server.address=local://transport-health-test",
+                "rivulet.transport.required=local").run(context -> {
+                    var transports = context.getBean("rivuletTransportsHealthContributor",
+                            CompositeHealthContributor.class);
+                    HealthIndicator local = (HealthIndicator) transports.getContributor("local");
+                    String id = context.getBean(RivuletServerLifecycle.class).boundServer().transport().id();
+                    assertThat(local.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(local.health().getDetails()).containsEntry("scheme", "local")
+                            .containsEntry("required", true)
+                            .containsEntry("transports", Map.of(id, Map.of("state", "open", "endpoints", 0L)));
+
+                    context.getBean(TransportResources.class).forAddress("local://transport-health-test").dispose();
+                    assertThat(local.health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(context.getBean(RivuletServerHealthIndicator.class).health().getStatus())
+                            .isEqualTo(Status.DOWN);
+                });
     }
 
     @Test

@@ -21,8 +21,9 @@ import dev.rivulet.spring.boot.autoconfigure.RivuletServerLifecycle;
 
 /**
  * Rivulet's health indicators, when Spring Boot's health module is present and
- * {@code management.health.rivulet.enabled} is not false: {@code rivuletTransports} (one per transport on the class
- * path) and {@code rivuletServer}.
+ * {@code management.health.rivulet.enabled} is not false: {@code rivuletTransports} (one per kind of transport on the
+ * class path: its availability, and the state of each of its transports the application opened) and
+ * {@code rivuletServer}.
  */
 @AutoConfiguration(after = RivuletAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
@@ -32,11 +33,12 @@ public class RivuletHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rivuletTransportsHealthContributor")
-    public CompositeHealthContributor rivuletTransportsHealthContributor(RivuletProperties properties) {
+    public CompositeHealthContributor rivuletTransportsHealthContributor(RivuletProperties properties,
+                                                                         TransportResources resources) {
         Map<String, HealthIndicator> transports = new LinkedHashMap<>();
         for (TransportProvider provider : Transports.providers()) {
             boolean required = properties.getTransport().getRequired().contains(provider.name());
-            transports.put(provider.name(), new TransportHealthIndicator(provider, required));
+            transports.put(provider.name(), new TransportHealthIndicator(provider, required, resources));
         }
         return CompositeHealthContributor.fromMap(transports);
     }

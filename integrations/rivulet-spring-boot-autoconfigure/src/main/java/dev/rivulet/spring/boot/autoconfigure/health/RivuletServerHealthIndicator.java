@@ -7,9 +7,10 @@ import dev.rivulet.core.RivuletServer.BoundServer;
 import dev.rivulet.spring.boot.autoconfigure.RivuletServerLifecycle;
 
 /**
- * {@code UP} while the server of the application's controllers listens on a transport that is open, with its address
- * and the number of endpoints it serves; {@code DOWN} before it started, after it stopped, or once its transport
- * closed.
+ * {@code UP} while the server of the application's controllers listens on a transport that is open, with its
+ * address, the number of connections it serves, its transport and the requests in flight;
+ * {@code OUT_OF_SERVICE} while a graceful shutdown waits for the requests in flight; {@code DOWN} before it started,
+ * after it stopped, or once it or its transport closed.
  */
 public class RivuletServerHealthIndicator implements HealthIndicator {
 
@@ -23,13 +24,23 @@ public class RivuletServerHealthIndicator implements HealthIndicator {
     public Health health() {
         BoundServer bound = server.boundServer();
         if (bound == null) {
-            return Health.down().withDetail("reason", "not listening").build();
+            Health.Builder health = server.isDraining()
+                    ? Health.outOfService().withDetail("reason", "draining")
+                    : Health.down().withDetail("reason", "not listening");
+            return health.withDetail("requestsInFlight", server.requestsInFlight()).build();
         }
-        Health.Builder health = bound.isDisposed() || bound.transport().isDisposed()
-                ? Health.down().withDetail("reason", "closed") : Health.up();
+        Health.Builder health;
+        if (bound.isDisposed()) {
+            health = Health.down().withDetail("reason", "closed");
+        } else if (bound.transport().isDisposed()) {
+            health = Health.down().withDetail("reason", "its transport " + bound.transport().id() + " closed");
+        } else {
+            health = Health.up();
+        }
         return health.withDetail("address", bound.address())
                 .withDetail("connections", bound.connections())
                 .withDetail("transport", bound.transport().id())
+                .withDetail("requestsInFlight", server.requestsInFlight())
                 .build();
     }
 }

@@ -1,5 +1,6 @@
 /**
- * Health of Rivulet in a Spring Boot application: one indicator per transport on the class path, and one for the
+ * Health of Rivulet in a Spring Boot application: one indicator per kind of transport on the class path (available or
+ * not, and the state of each of its transports the application opened), and one for the
  * server of the application's {@code @MessageMapping} methods.
  */
 @NullMarked
