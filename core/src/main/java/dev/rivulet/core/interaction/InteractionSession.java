@@ -273,9 +273,13 @@ final class InteractionSession implements Requester {
         in.subscribe(actual, handle != null ? handle : in);
     }
 
-    /** An answered request-response's record, for a later one. */
+    /** A request-response's record whose use is over (answered, or its answer sent), for a later one. */
     void recycle(MuxStream record) {
-        answeredRecords.offer(record);
+        if (record.isRequester()) {
+            answeredRecords.offer(record);
+        } else {
+            responding.recycle(record);
+        }
     }
 
     /** A request-stream or request-channel: one request per subscription. */

@@ -4,8 +4,10 @@ import dev.rivulet.core.interaction.frame.ErrorCode;
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.util.context.Context;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,6 +80,31 @@ final class MuxStream {
         Objects.requireNonNull(in).reuse();
     }
 
+    /**
+     * A responder's record for request-responses answered by a publisher it must subscribe to, used for one after
+     * another: it goes back to the session once that publisher sent its last signal ({@link StreamOutbound}); one
+     * whose publisher was cancelled (by the peer, the session's end, a failed write) is simply dropped, since the
+     * publisher may still signal it.
+     */
+    static MuxStream forAnswers(InteractionSession session) {
+        MuxStream m = new MuxStream(session, 0, false, true);
+        m.attach(null, new StreamOutbound(m, StreamOutbound.Shape.SINGLE, Context.empty()));
+        return m;
+    }
+
+    /**
+     * Takes up the answer to request-response {@code id} (pooled answer records only; polling thread, before the
+     * table publishes it): as new, holding the request {@code frame} until the answer is over.
+     */
+    StreamOutbound reuseForAnswer(int id, Context context, Buffer frame, @Nullable Observation observation) {
+        StreamOutbound o = Objects.requireNonNull(out);
+        this.id = id;
+        inOver = true;
+        outOver = false;
+        o.reuse(context, frame, observation);
+        return o;
+    }
+
     /** The inbound side of a pooled record. */
     StreamInbound inbound() {
         return Objects.requireNonNull(in);
@@ -88,6 +115,11 @@ final class MuxStream {
         if (pooled) {
             session.recycle(this);
         }
+    }
+
+    /** Whether this is a requester's record (the side that opened the stream). */
+    boolean isRequester() {
+        return requester;
     }
 
     void attach(@Nullable StreamInbound in, @Nullable StreamOutbound out) {

@@ -17,6 +17,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
@@ -62,6 +63,8 @@ class InteractionsTest {
                 .requestResponse("bytes", p -> Mono.just(Payload.of(p.dataBytes())))
                 .requestResponse("never", p -> Mono.<Payload>never().doOnCancel(responderCancelled::countDown))
                 .requestResponse("late", p -> Mono.delay(Duration.ofMillis(50)).map(x -> Payload.of(p.dataUtf8())))
+                .requestResponse("elsewhere", p -> Mono.fromCallable(() -> Payload.of(p.dataUtf8()))
+                        .subscribeOn(Schedulers.parallel()))
                 .requestStream("count", p -> Flux.range(0, Integer.parseInt(p.dataUtf8()))
                         .doOnRequest(requestedAtResponder::addAndGet)
                         .doOnNext(i -> produced.incrementAndGet())
@@ -245,6 +248,22 @@ class InteractionsTest {
                 .count()
                 .block(Duration.ofSeconds(120));
         assertThat(ok).isEqualTo(100_000);
+    }
+
+    @Test
+    void answersThatEndLaterEachReachTheirOwnRequest() {
+        // Answers subscribed by the responder end on other threads, and their records answer later requests; some
+        // requests are cancelled while their answers are under way, whose records must never answer another.
+        long ok = Flux.range(0, 20_000)
+                .flatMap(i -> {
+                    Mono<Boolean> answer = client.requestResponse(Payload.of(Integer.toString(i)).route("elsewhere"))
+                            .map(p -> Integer.parseInt(p.dataUtf8()) == i);
+                    return i % 7 == 0 ? answer.timeout(Duration.ZERO, Mono.just(true)) : answer;
+                }, 128)
+                .filter(b -> b)
+                .count()
+                .block(Duration.ofSeconds(120));
+        assertThat(ok).isEqualTo(20_000);
     }
 
     @Test
