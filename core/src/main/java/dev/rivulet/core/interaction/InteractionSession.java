@@ -496,6 +496,11 @@ final class InteractionSession implements Requester {
         return lent.lend(frame, m, at, frame.length() - at);
     }
 
+    /** Holds {@code request}, the payload lent last, for a handler still answering; see {@link LentPayloads#hold}. */
+    boolean hold(Payload request, @Nullable Payload spare) {
+        return lent.hold(request, spare);
+    }
+
     /** Registers a stream the peer opened. */
     void opened(MuxStream stream) {
         streams.put(stream);

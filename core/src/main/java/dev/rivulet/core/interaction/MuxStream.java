@@ -42,6 +42,13 @@ final class MuxStream {
     private int requestType;
     /** A requester's channel payloads, subscribed when the stream opens. */
     private @Nullable Publisher<Payload> channelPayloads;
+    /**
+     * A pooled answer record's request payload while the answer is under way, where the session's ring of lent
+     * payloads let go of its object (null otherwise: the ring still has it).
+     */
+    private @Nullable Payload heldRequest;
+    /** The payload object of a pooled answer record's last request, once over, for the session to lend again. */
+    private @Nullable Payload spareRequest;
 
     MuxStream(InteractionSession session, int id, boolean requester) {
         this(session, id, requester, false);
@@ -96,8 +103,11 @@ final class MuxStream {
      * Takes up the answer to request-response {@code id} (pooled answer records only; polling thread, before the
      * table publishes it): as new, holding the request {@code frame} until the answer is over.
      */
-    StreamOutbound reuseForAnswer(int id, Context context, Buffer frame, @Nullable Observation observation) {
+    StreamOutbound reuseForAnswer(int id, Context context, Buffer frame, Payload request,
+                                  @Nullable Observation observation) {
         StreamOutbound o = Objects.requireNonNull(out);
+        heldRequest = session.hold(request, spareRequest) ? request : null;
+        spareRequest = null;
         this.id = id;
         inOver = true;
         outOver = false;
@@ -113,6 +123,11 @@ final class MuxStream {
     /** A request-response's answer reached its subscriber, and the stream left the table: a pooled record goes back. */
     void answered() {
         if (pooled) {
+            Payload held = heldRequest;
+            heldRequest = null;
+            if (held != null && held.letGo()) {
+                spareRequest = held;
+            }
             session.recycle(this);
         }
     }

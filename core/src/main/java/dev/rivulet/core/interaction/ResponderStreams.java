@@ -96,8 +96,7 @@ final class ResponderStreams {
                 answerNow(id, known, observation);
             } else {
                 frame.retain();
-                request.keep();
-                subscribe(answer, answerRecord(id, frame, observation, context), 1);
+                subscribe(answer, answerRecord(id, frame, request, observation, context), 1);
             }
             return;
         }
@@ -123,13 +122,17 @@ final class ResponderStreams {
         return out;
     }
 
-    /** A request-response's answering side, on a pooled record: it registers and holds {@code frame} as a new one. */
-    private StreamOutbound answerRecord(int id, Buffer frame, @Nullable Observation observation, Context context) {
+    /**
+     * A request-response's answering side, on a pooled record: it registers, and holds {@code frame} and
+     * {@code request} (the payload lent last) as a new one does.
+     */
+    private StreamOutbound answerRecord(int id, Buffer frame, Payload request, @Nullable Observation observation,
+                                        Context context) {
         MuxStream stream = answerRecords.poll();
         if (stream == null) {
             stream = MuxStream.forAnswers(session);
         }
-        StreamOutbound out = stream.reuseForAnswer(id, context, frame, observation);
+        StreamOutbound out = stream.reuseForAnswer(id, context, frame, request, observation);
         session.opened(stream);
         return out;
     }
