@@ -106,7 +106,7 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
                     + "[--measurements rr1,rr256,stream] [--sizes 64,4096,65536] [--results PATH] [--report PATH]");
             return;
         }
-        CliArgs.runAndReport(o, new InteractionBenchCli(o, CliArgs.moduleDir("tcp_bench.c"),
+        CliArgs.runAndReport(o, new InteractionBenchCli(o, CliArgs.workDir(),
                 CliArgs.commandLine(args)));
     }
 
