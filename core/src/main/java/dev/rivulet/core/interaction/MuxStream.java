@@ -91,7 +91,7 @@ final class MuxStream {
      * A responder's record for request-responses answered by a publisher it must subscribe to, used for one after
      * another: it goes back to the session once that publisher sent its last signal ({@link StreamOutbound}); one
      * whose publisher was cancelled (by the peer, the session's end, a failed write) is simply dropped, since the
-     * publisher may still signal it.
+     * publisher may still signal it. Each use has a subscriber of its own ({@link StreamOutbound#subscriber()}).
      */
     static MuxStream forAnswers(InteractionSession session) {
         MuxStream m = new MuxStream(session, 0, false, true);
@@ -101,13 +101,14 @@ final class MuxStream {
 
     /**
      * Takes up the answer to request-response {@code id} (pooled answer records only; polling thread, before the
-     * table publishes it): as new, holding the request {@code frame} until the answer is over.
+     * table publishes it): as new, holding the request {@code frame} and its {@code request} payload until the
+     * answer is over.
      */
     StreamOutbound reuseForAnswer(int id, Context context, Buffer frame, Payload request,
                                   @Nullable Observation observation) {
-        StreamOutbound o = Objects.requireNonNull(out);
         heldRequest = session.hold(request, spareRequest) ? request : null;
         spareRequest = null;
+        StreamOutbound o = Objects.requireNonNull(out);
         this.id = id;
         inOver = true;
         outOver = false;
@@ -130,6 +131,11 @@ final class MuxStream {
             }
             session.recycle(this);
         }
+    }
+
+    /** Whether this record is used for one request-response after another. */
+    boolean isPooled() {
+        return pooled;
     }
 
     /** Whether this is a requester's record (the side that opened the stream). */

@@ -145,7 +145,7 @@ final class ResponderStreams {
     /** Subscribes what the handler answered under the peer's {@code credits}: the subscriber is the stream itself. */
     @SuppressWarnings("unchecked")
     private static void subscribe(Publisher<?> answer, StreamOutbound out, int credits) {
-        ((Publisher<Payload>) answer).subscribe(out);
+        ((Publisher<Payload>) answer).subscribe(out.subscriber());
         out.credit(credits);
     }
 

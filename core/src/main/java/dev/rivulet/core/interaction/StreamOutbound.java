@@ -54,7 +54,9 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
     private volatile boolean done;
     /**
      * Whether this side cancelled its publisher (or gave up on it): the publisher may still signal for a while
-     * (§2.8), so the record is never used again. A publisher's own end, on the contrary, is its last signal (§1.7).
+     * (§2.8), so its stream's record is never used again. A publisher's own end, on the contrary, is its last signal
+     * (§1.7). A pooled record's publisher subscribes a new {@link #subscriber()} each time, never this object
+     * (§2.12).
      */
     private volatile boolean cancelled;
 
@@ -90,6 +92,14 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         sentFirst = false;
         cancelled = false;
         done = false;
+    }
+
+    /**
+     * What the publisher subscribes: for a pooled answer record, a new subscriber that forwards here, since one
+     * subscriber may be subscribed only once (§2.12); otherwise this object.
+     */
+    CoreSubscriber<Payload> subscriber() {
+        return stream.isPooled() ? new UseOf(this) : this;
     }
 
     private void ended(@Nullable Throwable error) {
@@ -251,5 +261,40 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     boolean isDone() {
         return done;
+    }
+
+    /** One use's subscriber of a pooled answer record: every signal goes to the record's outbound side. */
+    private static final class UseOf implements CoreSubscriber<Payload> {
+
+        private final StreamOutbound out;
+
+        UseOf(StreamOutbound out) {
+            this.out = out;
+        }
+
+        @Override
+        public Context currentContext() {
+            return out.currentContext();
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            out.onSubscribe(s);
+        }
+
+        @Override
+        public void onNext(Payload p) {
+            out.onNext(p);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            out.onError(t);
+        }
+
+        @Override
+        public void onComplete() {
+            out.onComplete();
+        }
     }
 }
