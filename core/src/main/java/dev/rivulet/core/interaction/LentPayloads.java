@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * {@value #SIZE}, as the endpoint reuses the buffers it lends from {@code receive()}: a payload kept past its call
  * without {@link Payload#retain()} meets its object again only after that many later payloads, and meanwhile fails
  * on its frame's released state. A payload that was retained, or that the session holds for a handler still
- * answering, is kept and leaves the ring. Polling thread only.
+ * answering, is kept and leaves the ring; a held one's object may come back once that answer is over
+ * ({@link #hold}). Polling thread only.
  */
 final class LentPayloads {
 
