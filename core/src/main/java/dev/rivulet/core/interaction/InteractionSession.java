@@ -273,9 +273,13 @@ final class InteractionSession implements Requester {
         in.subscribe(actual, handle != null ? handle : in);
     }
 
-    /** An answered request-response's record, for a later one. */
+    /** A request-response's record whose use is over (answered, or its answer sent), for a later one. */
     void recycle(MuxStream record) {
-        answeredRecords.offer(record);
+        if (record.isRequester()) {
+            answeredRecords.offer(record);
+        } else {
+            responding.recycle(record);
+        }
     }
 
     /** A request-stream or request-channel: one request per subscription. */
@@ -490,6 +494,11 @@ final class InteractionSession implements Requester {
                 : metadata.decode(frame.capacitySegment(), Frames.HEADER, metadataLength);
         int at = Frames.HEADER + metadataLength;
         return lent.lend(frame, m, at, frame.length() - at);
+    }
+
+    /** Holds {@code request}, the payload lent last, for a handler still answering; see {@link LentPayloads#hold}. */
+    boolean hold(Payload request, @Nullable Payload spare) {
+        return lent.hold(request, spare);
     }
 
     /** Registers a stream the peer opened. */

@@ -4,8 +4,10 @@ import dev.rivulet.core.interaction.frame.ErrorCode;
 import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.util.context.Context;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -40,6 +42,13 @@ final class MuxStream {
     private int requestType;
     /** A requester's channel payloads, subscribed when the stream opens. */
     private @Nullable Publisher<Payload> channelPayloads;
+    /**
+     * A pooled answer record's request payload while the answer is under way, where the session's ring of lent
+     * payloads let go of its object (null otherwise: the ring still has it).
+     */
+    private @Nullable Payload heldRequest;
+    /** The payload object of a pooled answer record's last request, once over, for the session to lend again. */
+    private @Nullable Payload spareRequest;
 
     MuxStream(InteractionSession session, int id, boolean requester) {
         this(session, id, requester, false);
@@ -78,6 +87,35 @@ final class MuxStream {
         Objects.requireNonNull(in).reuse();
     }
 
+    /**
+     * A responder's record for request-responses answered by a publisher it must subscribe to, used for one after
+     * another: it goes back to the session once that publisher sent its last signal ({@link StreamOutbound}); one
+     * whose publisher was cancelled (by the peer, the session's end, a failed write) is simply dropped, since the
+     * publisher may still signal it. Each use has a subscriber of its own ({@link StreamOutbound#subscriber()}).
+     */
+    static MuxStream forAnswers(InteractionSession session) {
+        MuxStream m = new MuxStream(session, 0, false, true);
+        m.attach(null, new StreamOutbound(m, StreamOutbound.Shape.SINGLE, Context.empty()));
+        return m;
+    }
+
+    /**
+     * Takes up the answer to request-response {@code id} (pooled answer records only; polling thread, before the
+     * table publishes it): as new, holding the request {@code frame} and its {@code request} payload until the
+     * answer is over.
+     */
+    StreamOutbound reuseForAnswer(int id, Context context, Buffer frame, Payload request,
+                                  @Nullable Observation observation) {
+        heldRequest = session.hold(request, spareRequest) ? request : null;
+        spareRequest = null;
+        StreamOutbound o = Objects.requireNonNull(out);
+        this.id = id;
+        inOver = true;
+        outOver = false;
+        o.reuse(context, frame, observation);
+        return o;
+    }
+
     /** The inbound side of a pooled record. */
     StreamInbound inbound() {
         return Objects.requireNonNull(in);
@@ -86,8 +124,23 @@ final class MuxStream {
     /** A request-response's answer reached its subscriber, and the stream left the table: a pooled record goes back. */
     void answered() {
         if (pooled) {
+            Payload held = heldRequest;
+            heldRequest = null;
+            if (held != null && held.letGo()) {
+                spareRequest = held;
+            }
             session.recycle(this);
         }
+    }
+
+    /** Whether this record is used for one request-response after another. */
+    boolean isPooled() {
+        return pooled;
+    }
+
+    /** Whether this is a requester's record (the side that opened the stream). */
+    boolean isRequester() {
+        return requester;
     }
 
     void attach(@Nullable StreamInbound in, @Nullable StreamOutbound out) {

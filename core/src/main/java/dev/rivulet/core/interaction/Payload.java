@@ -40,6 +40,8 @@ public final class Payload {
     private final boolean received;
     /** Whether a received payload is kept past its call ({@link #retain()}, or held by its session): never lent again. */
     private volatile boolean kept;
+    /** Whether a received payload was {@link #retain()}ed: its object is the application's from then on. */
+    private volatile boolean retained;
 
     private Payload(Metadata metadata, @Nullable MemorySegment data, @Nullable Buffer frame, int dataOffset,
                     int dataLength, boolean received) {
@@ -94,6 +96,18 @@ public final class Payload {
     /** Whether this received payload was kept past its call. */
     boolean isKept() {
         return kept;
+    }
+
+    /**
+     * This received payload, held by its session for a handler's answer that is over, may be lent again, unless the
+     * application retained it; returns whether it may.
+     */
+    boolean letGo() {
+        if (!received || retained) {
+            return false;
+        }
+        kept = false;
+        return true;
     }
 
     /** This payload's data with {@code metadata} instead of its own. */
@@ -157,6 +171,7 @@ public final class Payload {
     public Payload retain() {
         if (frame != null) {
             keep();
+            retained = true;
             frame.retain();
         }
         return this;

@@ -5,6 +5,7 @@ import dev.rivulet.core.interaction.frame.FrameType;
 import dev.rivulet.core.interaction.frame.Frames;
 import dev.rivulet.core.memory.Buffer;
 import io.micrometer.observation.Observation;
+import org.jctools.queues.MpscArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -28,12 +29,19 @@ import java.util.Objects;
 final class ResponderStreams {
 
     private static final Logger log = LoggerFactory.getLogger(ResponderStreams.class);
+    /** Answer records kept for reuse: as many as are commonly answering at once; more are dropped. */
+    private static final int POOLED_RECORDS = 1024;
 
     private final InteractionSession session;
     private final Responder responder;
     private final Propagation propagation;
     /** What this side's leases still admit; null when it sends none (and admits everything). */
     private final @Nullable LeaseWindow lease;
+    /**
+     * Records of request-responses whose subscribed answer ended, for the next ones: given back from whichever thread
+     * the answer ended on, taken on the polling thread only.
+     */
+    private final MpscArrayQueue<MuxStream> answerRecords = new MpscArrayQueue<>(POOLED_RECORDS);
 
     ResponderStreams(InteractionSession session, Responder responder, Propagation propagation,
                      @Nullable LeaseWindow lease) {
@@ -88,9 +96,7 @@ final class ResponderStreams {
                 answerNow(id, known, observation);
             } else {
                 frame.retain();
-                request.keep();
-                subscribe(answer, answering(new MuxStream(session, id, false), null, StreamOutbound.Shape.SINGLE, frame,
-                        observation, context), 1);
+                subscribe(answer, answerRecord(id, frame, request, observation, context), 1);
             }
             return;
         }
@@ -116,10 +122,30 @@ final class ResponderStreams {
         return out;
     }
 
+    /**
+     * A request-response's answering side, on a pooled record: it registers, and holds {@code frame} and
+     * {@code request} (the payload lent last) as a new one does.
+     */
+    private StreamOutbound answerRecord(int id, Buffer frame, Payload request, @Nullable Observation observation,
+                                        Context context) {
+        MuxStream stream = answerRecords.poll();
+        if (stream == null) {
+            stream = MuxStream.forAnswers(session);
+        }
+        StreamOutbound out = stream.reuseForAnswer(id, context, frame, request, observation);
+        session.opened(stream);
+        return out;
+    }
+
+    /** A request-response's record whose answer ended, for a later one. */
+    void recycle(MuxStream record) {
+        answerRecords.offer(record);
+    }
+
     /** Subscribes what the handler answered under the peer's {@code credits}: the subscriber is the stream itself. */
     @SuppressWarnings("unchecked")
     private static void subscribe(Publisher<?> answer, StreamOutbound out, int credits) {
-        ((Publisher<Payload>) answer).subscribe(out);
+        ((Publisher<Payload>) answer).subscribe(out.subscriber());
         out.credit(credits);
     }
 

@@ -35,11 +35,15 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     private final MuxStream stream;
     private final Shape shape;
-    private final Context context;
+    /*
+     * The request's context, frame and observation: set again when a pooled answer record takes up its next request
+     * (reuse), on the polling thread, before the publisher is subscribed.
+     */
+    private Context context;
     /** The request frame a responder holds until this side of the stream is over, however it ends. */
-    private final @Nullable Buffer request;
+    private @Nullable Buffer request;
     /** Told of a failure, and stopped when this side is over. */
-    private final @Nullable Observation observation;
+    private @Nullable Observation observation;
     @SuppressWarnings("unused") // through ENDED
     private volatile int ended;
     private @Nullable Subscription upstream;
@@ -48,6 +52,13 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
     /** Credits for the peer's answers, carried by a channel's opening frame. */
     private int channelCredits;
     private volatile boolean done;
+    /**
+     * Whether this side cancelled its publisher (or gave up on it): the publisher may still signal for a while
+     * (§2.8), so its stream's record is never used again. A publisher's own end, on the contrary, is its last signal
+     * (§1.7). A pooled record's publisher subscribes a new {@link #subscriber()} each time, never this object
+     * (§2.12).
+     */
+    private volatile boolean cancelled;
 
     StreamOutbound(MuxStream stream, Shape shape, Context context) {
         this(stream, shape, context, null, null);
@@ -64,6 +75,31 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         this.context = context;
         this.request = request;
         this.observation = observation;
+    }
+
+    /**
+     * Takes up the next request of a pooled answer record ({@link MuxStream#reuseForAnswer}): as new, with this
+     * request's {@code context}, {@code request} frame and {@code observation}. Polling thread, before the publisher
+     * is subscribed; the last use's publisher ended (its final signal), so nothing else touches this object.
+     */
+    void reuse(Context context, Buffer request, @Nullable Observation observation) {
+        this.context = context;
+        this.request = request;
+        this.observation = observation;
+        ENDED.set(this, 0);
+        upstream = null;
+        pendingCredits = 0;
+        sentFirst = false;
+        cancelled = false;
+        done = false;
+    }
+
+    /**
+     * What the publisher subscribes: for a pooled answer record, a new subscriber that forwards here, since one
+     * subscriber may be subscribed only once (§2.12); otherwise this object.
+     */
+    CoreSubscriber<Payload> subscriber() {
+        return stream.isPooled() ? new UseOf(this) : this;
     }
 
     private void ended(@Nullable Throwable error) {
@@ -153,6 +189,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
             }
         } catch (RuntimeException e) {
             Subscription s = upstream;
+            cancelled = true;
             if (s != null) {
                 s.cancel();
             }
@@ -167,17 +204,20 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         Objects.requireNonNull(t, "§2.13: onError(null)");
         if (done) {
             Operators.onErrorDropped(t, context);
+            publisherEnded();
             return;
         }
         done = true;
         boolean opened = shape != Shape.CHANNEL_REQUESTS || sentFirst;
         stream.outboundFailed(t, opened);
         ended(t);
+        publisherEnded();
     }
 
     @Override
     public void onComplete() {
         if (done) {
+            publisherEnded(); // a request-response's answer went with its payload
             return;
         }
         done = true;
@@ -189,6 +229,17 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
         stream.writer().control(stream.id(), FrameType.PAYLOAD, Frames.COMPLETE, 0);
         stream.outboundCompleted();
         ended(null);
+        publisherEnded();
+    }
+
+    /**
+     * The publisher sent its last signal; unless this side cancelled it first (after which it may still signal), a
+     * request-response's record may answer another request (the stream left the table when its answer went).
+     */
+    private void publisherEnded() {
+        if (shape == Shape.SINGLE && !cancelled) {
+            stream.answered();
+        }
     }
 
     /** The peer wants no more (its {@code CANCEL}), or the stream or session ended: stop the publisher. */
@@ -199,6 +250,7 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
                 return;
             }
             done = true;
+            cancelled = true;
             s = upstream;
         }
         if (s != null) {
@@ -209,5 +261,40 @@ final class StreamOutbound implements CoreSubscriber<Payload> {
 
     boolean isDone() {
         return done;
+    }
+
+    /** One use's subscriber of a pooled answer record: every signal goes to the record's outbound side. */
+    private static final class UseOf implements CoreSubscriber<Payload> {
+
+        private final StreamOutbound out;
+
+        UseOf(StreamOutbound out) {
+            this.out = out;
+        }
+
+        @Override
+        public Context currentContext() {
+            return out.currentContext();
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            out.onSubscribe(s);
+        }
+
+        @Override
+        public void onNext(Payload p) {
+            out.onNext(p);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            out.onError(t);
+        }
+
+        @Override
+        public void onComplete() {
+            out.onComplete();
+        }
     }
 }

@@ -17,6 +17,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,6 +49,7 @@ class InteractionsTest {
     private final AtomicLong requestedAtResponder = new AtomicLong();
     private final CountDownLatch responderCancelled = new CountDownLatch(1);
     private final ConcurrentLinkedQueue<String> fired = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Payload> retainedRequests = new ConcurrentLinkedQueue<>();
 
     @BeforeEach
     void open() {
@@ -62,6 +65,12 @@ class InteractionsTest {
                 .requestResponse("bytes", p -> Mono.just(Payload.of(p.dataBytes())))
                 .requestResponse("never", p -> Mono.<Payload>never().doOnCancel(responderCancelled::countDown))
                 .requestResponse("late", p -> Mono.delay(Duration.ofMillis(50)).map(x -> Payload.of(p.dataUtf8())))
+                .requestResponse("elsewhere", p -> Mono.fromCallable(() -> Payload.of(p.dataUtf8()))
+                        .subscribeOn(Schedulers.parallel()))
+                .requestResponse("keep", p -> {
+                    retainedRequests.add(p.retain());
+                    return Mono.fromCallable(() -> Payload.of(p.dataUtf8())).subscribeOn(Schedulers.parallel());
+                })
                 .requestStream("count", p -> Flux.range(0, Integer.parseInt(p.dataUtf8()))
                         .doOnRequest(requestedAtResponder::addAndGet)
                         .doOnNext(i -> produced.incrementAndGet())
@@ -238,13 +247,42 @@ class InteractionsTest {
 
     @Test
     void aHundredThousandRequestsOnOneConnection() {
-        long ok = Flux.range(0, 100_000)
-                .flatMap(i -> client.requestResponse(Payload.of(Integer.toString(i)).route("echo"))
-                        .map(p -> Integer.parseInt(p.dataUtf8()) == i), 256)
-                .filter(b -> b)
-                .count()
+        assertThat(answeredRightly(100_000, 256, i -> ownAnswer(i, "echo"))).isEqualTo(100_000);
+    }
+
+    @Test
+    void answersThatEndLaterEachReachTheirOwnRequest() {
+        // Answers subscribed by the responder end on other threads, and their records answer later requests; some
+        // requests are cancelled while their answers are under way, whose records must never answer another.
+        assertThat(answeredRightly(20_000, 128, i -> i % 7 == 0
+                ? ownAnswer(i, "elsewhere").timeout(Duration.ZERO, Mono.just(true))
+                : ownAnswer(i, "elsewhere"))).isEqualTo(20_000);
+    }
+
+    @Test
+    void aRequestTheHandlerRetainedStaysItsOwnWhileLaterRequestsArrive() {
+        // Requests answered later than their handler's call are held by the session, whose payload objects are lent
+        // again once their answer is over, unless the handler retained the payload: every fourth one here.
+        int n = 3 * LentPayloads.SIZE;
+        assertThat(answeredRightly(n, 64, i -> ownAnswer(i, i % 4 == 0 ? "keep" : "elsewhere"))).isEqualTo(n);
+        assertThat(retainedRequests).hasSize(n / 4);
+        assertThat(retainedRequests.stream().map(p -> Integer.parseInt(p.dataUtf8()) % 4).distinct().toList())
+                .containsExactly(0);
+        assertThat(retainedRequests.stream().map(Payload::dataUtf8).distinct().count())
+                .isEqualTo(n / 4);
+        retainedRequests.forEach(Payload::release);
+    }
+
+    /** Whether request-response {@code i} on {@code route} is answered with its own number. */
+    private Mono<Boolean> ownAnswer(int i, String route) {
+        return client.requestResponse(Payload.of(Integer.toString(i)).route(route))
+                .map(p -> Integer.parseInt(p.dataUtf8()) == i);
+    }
+
+    /** How many of {@code count} checks, {@code concurrency} at a time, came out true. */
+    private static long answeredRightly(int count, int concurrency, IntFunction<Mono<Boolean>> check) {
+        return Flux.range(0, count).flatMap(check::apply, concurrency).filter(b -> b).count()
                 .block(Duration.ofSeconds(120));
-        assertThat(ok).isEqualTo(100_000);
     }
 
     @Test

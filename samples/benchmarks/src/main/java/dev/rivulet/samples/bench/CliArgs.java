@@ -31,6 +31,16 @@ public final class CliArgs {
         return module.toAbsolutePath().normalize();
     }
 
+    /**
+     * Where a CLI that compiles nothing runs its node JVMs: the module directory when run from the repository (as
+     * {@link #moduleDir}), otherwise the current directory, so that {@code benchmarks.jar} alone runs it on a machine
+     * with only a Java runtime.
+     */
+    public static Path workDir() {
+        Path module = Path.of("samples/benchmarks");
+        return (Files.isDirectory(module.resolve("src")) ? module : Path.of(".")).toAbsolutePath().normalize();
+    }
+
     /** The arguments as the report quotes them: one line, those with spaces in single quotes. */
     public static String commandLine(String[] args) {
         return Arrays.stream(args).map(a -> a.contains(" ") ? "'" + a + "'" : a).collect(Collectors.joining(" "));

@@ -30,8 +30,8 @@ import static dev.rivulet.samples.bench.Results.value;
  * ./mvnw -B -ntp -pl samples/benchmarks -am install -DskipTests
  * java -cp samples/benchmarks/target/benchmarks.jar dev.rivulet.samples.bench.interaction.InteractionBenchCli
  *      [--runs 3] [--idle default|spin] [--scale 1.0] [--max-wait 120] [--no-quiet-gate] [--label TEXT]
- *      [--impls uring,shm,rsocket,uringecho,shmecho] [--measurements rr1,rr256,stream] [--results PATH]
- *      [--report PATH]
+ *      [--impls uring,shm,rsocket,uringecho,shmecho] [--measurements rr1,rr256,stream] [--sizes 64,4096,65536]
+ *      [--results PATH] [--report PATH]
  * </pre>
  *
  * <p>Measurements: request-response with one request in flight (median round trip) and with
@@ -41,8 +41,10 @@ import static dev.rivulet.samples.bench.Results.value;
  * measurements; the default leaves them on Rivulet's default idle strategy (RSocket's event loops block in epoll
  * either way).
  * Allocation per request is each JVM's heap allocation (all threads) read around the whole command, warm-up included,
- * divided by the requests it made. {@code --impls} and {@code --measurements} run a subset (to profile one
- * measurement, say); the table then holds what ran. What runs where: two JVMs started with this JVM's class path
+ * divided by the requests it made. {@code --impls}, {@code --measurements} and {@code --sizes} run a subset (to
+ * profile one measurement, say, or only the {@code shm://} cases with their bound and RSocket:
+ * {@code --impls shm,shmecho,rsocket --measurements rr256,stream --sizes 4096,65536}); the table then holds what
+ * ran. What runs where: two JVMs started with this JVM's class path
  * ({@link InteractionBenchNode} server and client), kept for the whole invocation; this JVM only orchestrates.
  */
 public final class InteractionBenchCli implements CliArgs.SideBySide {
@@ -88,7 +90,9 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         this.commandLine = commandLine;
         this.impls = List.of(o.getOrDefault("impls", String.join(",", ALL)).split(","));
         List<String> measurements = List.of(o.getOrDefault("measurements", "rr1,rr256,stream").split(","));
-        this.tests = TESTS.stream().filter(t -> measurements.contains(t.measurement())).toList();
+        List<String> sizes = List.of(o.getOrDefault("sizes", "64,4096,65536").split(","));
+        this.tests = TESTS.stream().filter(t -> measurements.contains(t.measurement())
+                && sizes.contains(Integer.toString(t.size()))).toList();
         if (!List.of("default", "spin").contains(idle)) {
             throw new IllegalArgumentException("--idle must be default or spin");
         }
@@ -99,10 +103,10 @@ public final class InteractionBenchCli implements CliArgs.SideBySide {
         if (o.containsKey("help")) {
             System.out.println("usage: InteractionBenchCli [--runs N] [--idle default|spin] [--scale F] "
                     + "[--max-wait SECONDS] [--no-quiet-gate] [--label TEXT] [--impls uring,shm,rsocket,uringecho,shmecho] "
-                    + "[--measurements rr1,rr256,stream] [--results PATH] [--report PATH]");
+                    + "[--measurements rr1,rr256,stream] [--sizes 64,4096,65536] [--results PATH] [--report PATH]");
             return;
         }
-        CliArgs.runAndReport(o, new InteractionBenchCli(o, CliArgs.moduleDir("tcp_bench.c"),
+        CliArgs.runAndReport(o, new InteractionBenchCli(o, CliArgs.workDir(),
                 CliArgs.commandLine(args)));
     }
 
