@@ -1,6 +1,5 @@
 package dev.rivulet.samples.webflux;
 
-import dev.rivulet.core.Transport;
 import dev.rivulet.core.memory.LeakDetector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -106,7 +105,7 @@ class StorageNodeFailureTest {
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
         // With no connection to the storage node the front holds no registered buffer at all: none stayed with the
         // GET that was under way, nor with the gets it had in flight.
-        Apps.awaitOutstanding(front.getBean(Transport.class).memory().buffers(), 0,
+        Apps.awaitOutstanding(Apps.transport(front).memory().buffers(), 0,
                 "while the storage node that died mid-GET is down");
 
         startStorage();
@@ -150,8 +149,8 @@ class StorageNodeFailureTest {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), WebfluxSampleApplication.class.getName(),
-                "--rivulet.role=storage", "--rivulet.address=" + address, "--server.port=0",
-                "--rivulet.transport-name=storage-child", "--rivulet.storage.capacity=128MB")
+                "--blocks.role=storage", "--blocks.address=" + address, "--server.port=0",
+                "--rivulet.transport.name=storage-child", "--blocks.storage.capacity=128MB")
                 .redirectErrorStream(true).start();
         children.addFirst(p);
         CompletableFuture<Void> listening = new CompletableFuture<>();
