@@ -7,14 +7,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Import;
 
 /**
- * The block service: {@code --rivulet.role=storage} runs the storage node, {@code front} the HTTP service,
- * {@code both} (the default) both in one process. See {@code docs/webflux.md}. No component scanning: which beans
- * exist depends on the role, and {@link RivuletConfiguration} says so in one place.
+ * The block service: {@code --blocks.role=storage} runs the storage node, {@code front} the HTTP service,
+ * {@code both} (the default) both in one process. See {@code docs/webflux.md}. Rivulet itself comes from the starter's
+ * auto-configuration. No component scanning: which beans exist depends on the role, and
+ * {@link BlockServiceConfiguration} says so in one place.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@EnableConfigurationProperties(RivuletProperties.class)
-@Import(RivuletConfiguration.class)
+@EnableConfigurationProperties(BlockServiceProperties.class)
+@Import(BlockServiceConfiguration.class)
 public class WebfluxSampleApplication {
 
     public static void main(String[] args) {

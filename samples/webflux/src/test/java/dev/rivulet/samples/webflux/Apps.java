@@ -1,5 +1,7 @@
 package dev.rivulet.samples.webflux;
 
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.TransportResources;
 import dev.rivulet.core.Transports;
 import dev.rivulet.core.memory.BufferPool;
 import dev.rivulet.core.spi.TransportProvider;
@@ -42,8 +44,8 @@ final class Apps {
 
     /** A storage node alone. */
     static ConfigurableApplicationContext storage(String address, String... more) {
-        List<String> args = new ArrayList<>(List.of("--rivulet.role=storage", "--rivulet.address=" + address,
-                "--server.port=0", "--rivulet.transport-name=storage"));
+        List<String> args = new ArrayList<>(List.of("--blocks.role=storage", "--blocks.address=" + address,
+                "--server.port=0", "--rivulet.transport.name=storage"));
         args.addAll(List.of(more));
         return new SpringApplicationBuilder(WebfluxSampleApplication.class).run(args.toArray(String[]::new));
     }
@@ -52,12 +54,17 @@ final class Apps {
     static ConfigurableApplicationContext front(String storageAddress, Class<?>... extraConfig) {
         List<Class<?>> sources = new ArrayList<>(List.of(WebfluxSampleApplication.class));
         sources.addAll(List.of(extraConfig));
-        return new SpringApplicationBuilder(sources.toArray(Class[]::new)).run("--rivulet.role=front",
-                "--rivulet.address=" + storageAddress, "--server.port=0", "--rivulet.transport-name=front");
+        return new SpringApplicationBuilder(sources.toArray(Class[]::new)).run("--blocks.role=front",
+                "--blocks.address=" + storageAddress, "--server.port=0", "--rivulet.transport.name=front");
     }
 
     static String storageAddress(ConfigurableApplicationContext storage) {
         return storage.getBean(StorageNode.class).address();
+    }
+
+    /** The transport {@code app} reaches the storage node on (or listens on), out of the starter's resources. */
+    static Transport transport(ConfigurableApplicationContext app) {
+        return app.getBean(TransportResources.class).forAddress(app.getBean(StorageAddress.class).connect());
     }
 
     static int port(ConfigurableApplicationContext app) {

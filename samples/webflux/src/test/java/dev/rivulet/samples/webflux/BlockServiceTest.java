@@ -166,7 +166,7 @@ class BlockServiceTest {
                 .jsonPath("$.components.front.details.pendingOperations").isNumber();
         String prometheus = http.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
                 .expectBody(String.class).returnResult().getResponseBody();
-        assertThat(prometheus).contains("rivulet_operations_posted_total{").contains("name=\"front\"")
+        assertThat(prometheus).contains("rivulet_operations_posted_total{").contains("name=\"front-")
                 .contains("op=\"put\"").contains("rivulet_bytes_sent_bytes_total").contains("rivulet_inflight")
                 .contains("rivulet_webflux_blocks_stored_total");
         Apps.client(storage).get().uri("/actuator/health").exchange().expectBody()

@@ -21,11 +21,11 @@ class GracefulShutdownTest {
         LeakDetector.reset();
         try {
             ConfigurableApplicationContext app = new SpringApplicationBuilder(WebfluxSampleApplication.class)
-                    .run("--rivulet.role=both", "--rivulet.address=local://shutdown-test", "--server.port=0",
-                            "--rivulet.load.enabled=true", "--rivulet.load.block-size=2MB",
-                            "--rivulet.load.interval=1ms");
+                    .run("--blocks.role=both", "--blocks.address=local://shutdown-test", "--server.port=0",
+                            "--blocks.load.enabled=true", "--blocks.load.block-size=2MB",
+                            "--blocks.load.interval=1ms");
             LoadGenerator load = app.getBean(LoadGenerator.class);
-            Transport transport = app.getBean(Transport.class);
+            Transport transport = Apps.transport(app);
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (load.rounds() < 20 && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(10_000_000);

@@ -42,9 +42,9 @@ class LivePageTest {
     static void start() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "no headless browser here: apt-get install chromium chromium-driver (bin/test does when root)");
-        app = new SpringApplicationBuilder(WebfluxSampleApplication.class).run("--rivulet.role=both",
-                "--rivulet.address=local://page-test", "--server.port=0", "--rivulet.load.enabled=true",
-                "--rivulet.load.block-size=256KB", "--rivulet.load.interval=10ms");
+        app = new SpringApplicationBuilder(WebfluxSampleApplication.class).run("--blocks.role=both",
+                "--blocks.address=local://page-test", "--server.port=0", "--blocks.load.enabled=true",
+                "--blocks.load.block-size=256KB", "--blocks.load.interval=10ms");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

@@ -36,8 +36,8 @@ class SlowClientBackpressureTest {
     static void start() {
         String address = Apps.networkAddress();
         Assumptions.assumeTrue(address != null, "neither libfabric nor io_uring is available here");
-        storage = Apps.storage(address, "--rivulet.storage.events-per-second=0",
-                "--rivulet.receive-queue-depth=" + DEPTH, "--rivulet.send-queue-depth=" + DEPTH);
+        storage = Apps.storage(address, "--blocks.storage.events-per-second=0",
+                "--rivulet.transport.receive-queue-depth=" + DEPTH, "--rivulet.transport.send-queue-depth=" + DEPTH);
         front = Apps.front(Apps.storageAddress(storage));
     }
 

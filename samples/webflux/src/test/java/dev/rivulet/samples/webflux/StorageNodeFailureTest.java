@@ -1,7 +1,8 @@
 package dev.rivulet.samples.webflux;
 
-import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.BufferPool;
 import dev.rivulet.core.memory.LeakDetector;
+import dev.rivulet.samples.webflux.front.StorageClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,14 +32,16 @@ import java.util.concurrent.locks.LockSupport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The storage node in a process of its own, killed ({@code SIGKILL}) in the middle of a 64 MiB GET: the response
- * breaks off, later requests are answered 503 with the reason, nothing the front holds leaks, and when a storage node
+ * The storage node in a process of its own, killed ({@code SIGKILL}) in the middle of a 64 MiB GET whose client has
+ * stopped reading (so the front holds chunks of the block for it): the response breaks off, later requests are answered 503 with the reason, nothing the front holds leaks, and when a storage node
  * comes back at the same address the front reconnects by itself and serves again.
  */
 class StorageNodeFailureTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int BIG = 64 << 20;
+    /** Chunks of 256 KiB the front holds for a client that stopped reading, before the storage node is killed. */
+    private static final int STALLED_CHUNKS = 64;
 
     private final List<Process> children = new ArrayList<>();
     private ConfigurableApplicationContext front;
@@ -79,7 +82,11 @@ class StorageNodeFailureTest {
         http.put().uri("/blocks/big").contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(new byte[BIG])
                 .exchange().expectStatus().isCreated();
 
-        // A client reading the block slowly; the storage node dies after its first megabyte.
+        BufferPool frontBuffers = Apps.transport(front).memory().buffers();
+        long idle = frontBuffers.outstanding();
+        // A client that reads the first megabyte, then stops reading: the front fetches ahead into registered
+        // buffers until Reactor Netty's queue for the response is full, and waits. The storage node dies then,
+        // with chunks of the block waiting in the front for the client.
         try (Socket reader = new Socket()) {
             reader.setReceiveBufferSize(64 << 10);
             reader.connect(new InetSocketAddress("127.0.0.1", Apps.port(front)), 5_000);
@@ -89,7 +96,12 @@ class StorageNodeFailureTest {
             out.flush();
             InputStream in = reader.getInputStream();
             long got = readAtLeast(in, 1 << 20);
+            awaitStalled(frontBuffers, idle);
             children.getFirst().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            // The client reads on only once the front has seen the storage node go: the gets the response asks for
+            // then fail at once, behind the chunks still waiting for the client.
+            StorageClient link = front.getBean(StorageClient.class);
+            Apps.await(() -> !link.isUp(), TIMEOUT, () -> "the front sees the storage node gone");
             got += drain(in);
             assertThat(got).as("the response broke off before the whole block (headers included)")
                     .isLessThan(BIG);
@@ -106,12 +118,29 @@ class StorageNodeFailureTest {
         LeakDetector.awaitNoLeaks(Duration.ofSeconds(10));
         // With no connection to the storage node the front holds no registered buffer at all: none stayed with the
         // GET that was under way, nor with the gets it had in flight.
-        Apps.awaitOutstanding(front.getBean(Transport.class).memory().buffers(), 0,
+        Apps.awaitOutstanding(frontBuffers, 0,
                 "while the storage node that died mid-GET is down");
 
         startStorage();
         awaitStatus(http, HttpStatus.CREATED);
         http.get().uri("/blocks/probe").exchange().expectStatus().isOk();
+    }
+
+    /**
+     * Waits until the front holds at least {@link #STALLED_CHUNKS} chunks more than {@code idle} and has taken no
+     * buffer for a second: it has fetched as far ahead as the response lets it and waits for the client.
+     */
+    private static void awaitStalled(BufferPool frontBuffers, long idle) {
+        long[] last = {frontBuffers.outstanding(), System.nanoTime()};
+        Apps.await(() -> {
+            long now = frontBuffers.outstanding();
+            if (now != last[0]) {
+                last[0] = now;
+                last[1] = System.nanoTime();
+            }
+            return now - idle >= STALLED_CHUNKS && System.nanoTime() - last[1] > 1_000_000_000L;
+        }, TIMEOUT, () -> "the front waits for the stalled client, holding chunks for it ("
+                + (frontBuffers.outstanding() - idle) + " buffers now)");
     }
 
     private static void awaitFrontDown(WebTestClient http) {
@@ -150,8 +179,8 @@ class StorageNodeFailureTest {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), WebfluxSampleApplication.class.getName(),
-                "--rivulet.role=storage", "--rivulet.address=" + address, "--server.port=0",
-                "--rivulet.transport-name=storage-child", "--rivulet.storage.capacity=128MB")
+                "--blocks.role=storage", "--blocks.address=" + address, "--server.port=0",
+                "--rivulet.transport.name=storage-child", "--blocks.storage.capacity=128MB")
                 .redirectErrorStream(true).start();
         children.addFirst(p);
         CompletableFuture<Void> listening = new CompletableFuture<>();

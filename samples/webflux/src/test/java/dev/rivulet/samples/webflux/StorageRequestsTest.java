@@ -57,9 +57,9 @@ class StorageRequestsTest {
     static void start() {
         LeakDetector.enable(LeakDetector.Level.SIMPLE);
         LeakDetector.reset();
-        app = new SpringApplicationBuilder(WebfluxSampleApplication.class).run("--rivulet.role=both",
-                "--rivulet.address=local://storage-requests-test", "--server.port=0",
-                "--rivulet.transport-name=storage-requests");
+        app = new SpringApplicationBuilder(WebfluxSampleApplication.class).run("--blocks.role=both",
+                "--blocks.address=local://storage-requests-test", "--server.port=0",
+                "--rivulet.transport.name=storage-requests");
         node = app.getBean(StorageNode.class);
         storage = app.getBean(StorageClient.class);
         blocks = app.getBean(BlockService.class);

@@ -40,7 +40,7 @@ class StoreLimitsTest {
     static void start() {
         String address = Apps.networkAddress();
         Assumptions.assumeTrue(address != null, "neither libfabric nor io_uring is available here");
-        storage = Apps.storage(address, "--rivulet.storage.capacity=" + CAPACITY + "B");
+        storage = Apps.storage(address, "--blocks.storage.capacity=" + CAPACITY + "B");
         front = Apps.front(Apps.storageAddress(storage));
         http = Apps.client(front);
         store = storage.getBean(StorageNode.class).store();

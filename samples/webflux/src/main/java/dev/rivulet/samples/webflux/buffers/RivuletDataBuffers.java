@@ -13,6 +13,11 @@ import org.springframework.core.io.buffer.NettyDataBufferFactory;
  * on both sides: the wrapper holds the Rivulet buffer's one reference, Spring and Reactor Netty release the
  * {@code DataBuffer} when the bytes are written (or the response is cancelled), and that release, whoever makes it,
  * is the one that returns the memory.
+ *
+ * <p>Why not the Spring library's {@code RegisteredDataBuffer}: that one is made for Rivulet's codecs, which hand its
+ * pooled buffer to a payload. An HTTP response on Reactor Netty takes only Netty's own data buffers as they are; any
+ * other it copies into a new heap buffer and never releases, so registered memory would go out with every response
+ * and never come back.
  */
 public final class RivuletDataBuffers {
 

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
@@ -127,28 +128,58 @@ public final class BlockService {
         RemoteMemory source = access.window().remote();
         long length = access.window().length();
         int chunks = (int) ((length + chunkSize - 1) / chunkSize);
+        // A get that fails comes out of flatMapSequential as a value, and the body fails after it, in order: when an
+        // inner fails, flatMapSequential drops a chunk it already holds for a slow response without discarding it
+        // (a storage node killed while the HTTP client was not reading left one buffer out), whereas the body
+        // failing downstream cancels flatMapSequential, which discards every chunk it holds (StorageNodeFailureTest).
         return Flux.range(0, chunks)
                 .flatMapSequential(i -> {
                     long off = (long) i * chunkSize;
                     int n = (int) Math.min(chunkSize, length - off);
                     return getInto(access, source.slice(off, n), n);
                 }, chunksInFlight, 1)
+                .<DataBuffer>handle((fetched, sink) -> {
+                    if (fetched.chunk() != null) {
+                        sink.next(fetched.chunk());
+                    } else {
+                        sink.error(fetched.failure());
+                    }
+                })
                 .doOnComplete(() -> {
                     read.increment();
                     bytesOut.increment(length);
                 })
                 .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+                .doOnDiscard(Fetched.class, Fetched::release)
                 .doFinally(s -> access.end());
+    }
+
+    /** What one get gave the body: its chunk, or why there is none. */
+    private record Fetched(@Nullable DataBuffer chunk, @Nullable Throwable failure) {
+
+        static Fetched of(DataBuffer chunk) {
+            return new Fetched(chunk, null);
+        }
+
+        static Fetched failed(Throwable failure) {
+            return new Fetched(null, failure);
+        }
+
+        void release() {
+            if (chunk != null) {
+                DataBufferUtils.release(chunk);
+            }
+        }
     }
 
     /**
      * One get of {@code from}, a part of {@code access}'s window, into a pooled buffer, handed on as a
-     * {@code DataBuffer}. A get once posted is never cancelled: the transport may be writing into the buffer until it
-     * completes, and the grant must outlive it, so a response that no longer wants it (its client gone) lets it run
-     * to its end, then gives the buffer back and its share of the window. Only losing its race with the access being
+     * {@code DataBuffer}, or the get's failure. A get once posted is never cancelled: the transport may be writing
+     * into the buffer until it completes, and the grant must outlive it, so a response that no longer wants it (its
+     * client gone) lets it run to its end, then gives the buffer back and its share of the window. Only losing its race with the access being
      * {@code lost} (the storage node gone, nothing will write any more) ends it early.
      */
-    private static Mono<DataBuffer> getInto(StorageClient.Read access, RemoteMemory from, int n) {
+    private static Mono<Fetched> getInto(StorageClient.Read access, RemoteMemory from, int n) {
         Endpoint ep = access.window().endpoint();
         return Mono.create(sink -> {
             Buffer b = ep.memory().allocate(n);
@@ -160,11 +191,12 @@ public final class BlockService {
             get.contextWrite(sink.contextView()).subscribe(null, e -> {
                 b.release();
                 if (wanted.get()) {
-                    sink.error(e);
+                    sink.success(Fetched.failed(e));
                 }
             }, () -> {
                 if (wanted.get()) {
-                    sink.success(RivuletDataBuffers.wrap(b)); // discarded, hence released, if cancelled meanwhile
+                    // discarded, hence released, if cancelled meanwhile
+                    sink.success(Fetched.of(RivuletDataBuffers.wrap(b)));
                 } else {
                     b.release();
                 }

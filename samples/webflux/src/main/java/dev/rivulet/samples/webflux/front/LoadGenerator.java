@@ -17,7 +17,7 @@ import java.util.zip.CRC32;
 
 /**
  * Writes a block, reads it back and checks it, over and over, through the same {@link BlockService} the HTTP
- * endpoints use: the traffic behind the live page. Off unless {@code rivulet.load.enabled}.
+ * endpoints use: the traffic behind the live page. Off unless {@code blocks.load.enabled}.
  */
 public final class LoadGenerator implements SmartLifecycle {
 
@@ -95,8 +95,9 @@ public final class LoadGenerator implements SmartLifecycle {
         return running != null;
     }
 
+    /** Starts once the storage client has, stops before it. */
     @Override
     public int getPhase() {
-        return 20;
+        return StorageClient.PHASE + 1;
     }
 }

@@ -4,7 +4,6 @@ import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.LiveConnection;
 import dev.rivulet.core.RivuletClient;
-import dev.rivulet.core.Transport;
 import dev.rivulet.core.error.RemoteApplicationException;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.interaction.InteractionOptions;
@@ -25,6 +24,7 @@ import dev.rivulet.samples.webflux.protocol.Control.Lookup;
 import dev.rivulet.samples.webflux.protocol.Control.Ok;
 import dev.rivulet.samples.webflux.protocol.Control.Purpose;
 import dev.rivulet.samples.webflux.protocol.Refusal;
+import dev.rivulet.samples.webflux.storage.StorageNode;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +56,10 @@ public final class StorageClient implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(StorageClient.class);
 
-    private final Transport transport;
+    /** Connects after the storage node in a process running both roles listens; stops before it. */
+    public static final int PHASE = StorageNode.PHASE + 1;
+
+    private final RivuletClient client;
     private final Supplier<String> address;
     private final Duration requestTimeout;
     private final Duration minBackoff;
@@ -73,9 +76,10 @@ public final class StorageClient implements SmartLifecycle {
     public record Session(Endpoint endpoint, Requester requester) {
     }
 
-    public StorageClient(Transport transport, Supplier<String> address, Duration requestTimeout, Duration minBackoff,
+    /** A link made with {@code client} (the application's builder) to the storage node at {@code address}. */
+    public StorageClient(RivuletClient client, Supplier<String> address, Duration requestTimeout, Duration minBackoff,
                          Duration maxBackoff, InteractionOptions options) {
-        this.transport = transport;
+        this.client = client;
         this.address = address;
         this.requestTimeout = requestTimeout;
         this.minBackoff = minBackoff;
@@ -264,7 +268,7 @@ public final class StorageClient implements SmartLifecycle {
 
     /** A connection to the storage node, for what its first message, a plain one, says. */
     private Mono<Endpoint> connect(Purpose purpose) {
-        return Mono.defer(() -> RivuletClient.create().runOn(transport).remoteAddress(address.get()).connect())
+        return Mono.defer(() -> client.remoteAddress(address.get()).connect())
                 .onErrorMap(e -> new StorageUnavailableException("cannot reach the storage node at " + address.get()
                         + ": " + e.getMessage(), e))
                 .flatMap(ep -> ep.send(Control.encode(new Hello(purpose))).thenReturn(ep)
@@ -299,8 +303,7 @@ public final class StorageClient implements SmartLifecycle {
     @Override
     public void start() {
         running = true;
-        LiveConnection c = RivuletClient.create().runOn(transport).remoteAddress(address)
-                .keepConnected(minBackoff, maxBackoff);
+        LiveConnection c = client.remoteAddress(address).keepConnected(minBackoff, maxBackoff);
         live = c;
         c.endpoints().subscribe(this::opened);
     }
@@ -339,9 +342,8 @@ public final class StorageClient implements SmartLifecycle {
         return running;
     }
 
-    /** After the storage node (in a process running both), before the HTTP server. */
     @Override
     public int getPhase() {
-        return 10;
+        return PHASE;
     }
 }

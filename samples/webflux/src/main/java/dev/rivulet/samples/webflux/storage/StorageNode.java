@@ -3,7 +3,6 @@ package dev.rivulet.samples.webflux.storage;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.EndpointStats;
 import dev.rivulet.core.RivuletServer;
-import dev.rivulet.core.Transport;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.interaction.InteractionOptions;
 import dev.rivulet.core.interaction.Interactions;
@@ -20,10 +19,12 @@ import dev.rivulet.samples.webflux.protocol.Control.Ok;
 import dev.rivulet.samples.webflux.protocol.Control.Purpose;
 import dev.rivulet.samples.webflux.protocol.Refusal;
 import dev.rivulet.samples.webflux.protocol.Refusal.Reason;
+import dev.rivulet.spring.boot.autoconfigure.TransportResourcesLifecycle;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +54,13 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
 
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
 
-    private final Transport transport;
+    /**
+     * Stops after the HTTP server (whose requests in a process running both roles still need it) and before the
+     * starter closes the transports.
+     */
+    public static final int PHASE = TransportResourcesLifecycle.PHASE + 1024;
+
+    private final RivuletServer server;
     private final String bindAddress;
     private final BlockStore store;
     private final int eventsPerSecond;
@@ -64,11 +71,12 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
     private final AtomicLong cancelled = new AtomicLong();
     private final AtomicInteger accesses = new AtomicInteger();
     private final Set<Endpoint> eventReaders = ConcurrentHashMap.newKeySet();
-    private volatile RivuletServer.BoundServer server;
+    private volatile RivuletServer.@Nullable BoundServer bound;
 
-    public StorageNode(Transport transport, String bindAddress, BlockStore store, int eventsPerSecond,
+    /** A node serving {@code store} with {@code server} (the application's builder) at {@code bindAddress}. */
+    public StorageNode(RivuletServer server, String bindAddress, BlockStore store, int eventsPerSecond,
                        InteractionOptions options) {
-        this.transport = transport;
+        this.server = server;
         this.options = options;
         this.bindAddress = bindAddress;
         this.store = store;
@@ -77,7 +85,7 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
 
     /** Where fronts connect (with the real port once started). */
     public String address() {
-        RivuletServer.BoundServer s = server;
+        RivuletServer.BoundServer s = bound;
         return s == null ? bindAddress : s.address();
     }
 
@@ -110,36 +118,36 @@ public final class StorageNode implements SmartLifecycle, MeterBinder {
 
     /** Endpoints currently served: control channels and event streams. */
     public int connections() {
-        RivuletServer.BoundServer s = server;
+        RivuletServer.BoundServer s = bound;
         return s == null ? 0 : s.connections();
     }
 
     @Override
     public void start() {
-        server = RivuletServer.create().runOn(transport).bindAddress(bindAddress).handle(this::serve).bindNow();
-        log.info("storage node listening at {} ({} of registered memory)", server.address(), store.capacity());
+        RivuletServer.BoundServer s = server.bindAddress(bindAddress).handle(this::serve).bindNow();
+        bound = s;
+        log.info("storage node listening at {} ({} of registered memory)", s.address(), store.capacity());
     }
 
     @Override
     public void stop() {
-        RivuletServer.BoundServer s = server;
+        RivuletServer.BoundServer s = bound;
         if (s == null) {
             return;
         }
         stopping.tryEmitEmpty(); // event streams end; storage requests already sent are answered
         s.disposeGracefully(Duration.ofSeconds(10)).block(Duration.ofSeconds(15));
-        server = null;
+        bound = null;
     }
 
     @Override
     public boolean isRunning() {
-        return server != null;
+        return bound != null;
     }
 
-    /** After the transport starts, before the HTTP server. */
     @Override
     public int getPhase() {
-        return 0;
+        return PHASE;
     }
 
     /**

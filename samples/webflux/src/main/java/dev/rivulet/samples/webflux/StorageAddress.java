@@ -5,15 +5,15 @@ import dev.rivulet.core.spi.TransportProvider;
 
 /**
  * The storage node's address: where it listens ({@code listen}, possibly with port 0) and where a front connects.
- * Without {@code rivulet.address}, the default address of {@code rivulet.transport}, or of the best transport of this
+ * Without {@code blocks.address}, the default address of {@code blocks.transport}, or of the best transport of this
  * machine: libfabric {@code tcp} where libfabric is installed, then io_uring, then (one process running both roles
  * only) the in-JVM transport.
  */
-public record RivuletAddress(String listen, String connect) {
+public record StorageAddress(String listen, String connect) {
 
-    static RivuletAddress resolve(RivuletProperties p) {
+    static StorageAddress resolve(BlockServiceProperties p) {
         if (!p.address().isBlank()) {
-            return new RivuletAddress(p.address(), p.address());
+            return new StorageAddress(p.address(), p.address());
         }
         String chosen = switch (p.transport()) {
             case "libfabric" -> "fabric://127.0.0.1:7070?provider=tcp";
@@ -22,14 +22,14 @@ public record RivuletAddress(String listen, String connect) {
             case "" -> available("libfabric") ? "fabric://127.0.0.1:7070?provider=tcp"
                     : available("io_uring") ? "uring://127.0.0.1:7070"
                     : p.role().equals("both") ? "local://blocks" : null;
-            default -> throw new IllegalStateException("rivulet.transport must be libfabric, io_uring or local, not '"
+            default -> throw new IllegalStateException("blocks.transport must be libfabric, io_uring or local, not '"
                     + p.transport() + "'");
         };
         if (chosen == null) {
             throw new IllegalStateException("no network transport here (" + Transports.describe() + "): set "
-                    + "rivulet.address, or run both roles in one process");
+                    + "blocks.address, or run both roles in one process");
         }
-        return new RivuletAddress(chosen, chosen);
+        return new StorageAddress(chosen, chosen);
     }
 
     private static boolean available(String provider) {
