@@ -3,7 +3,7 @@ package dev.rivulet.samples.webflux.front;
 import dev.rivulet.core.Endpoint;
 import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.RemoteMemory;
-import dev.rivulet.samples.webflux.buffers.RivuletDataBuffers;
+import dev.rivulet.spring.buffer.NettyDataBuffers;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -196,7 +196,7 @@ public final class BlockService {
             }, () -> {
                 if (wanted.get()) {
                     // discarded, hence released, if cancelled meanwhile
-                    sink.success(Fetched.of(RivuletDataBuffers.wrap(b)));
+                    sink.success(Fetched.of(NettyDataBuffers.wrap(b)));
                 } else {
                     b.release();
                 }
