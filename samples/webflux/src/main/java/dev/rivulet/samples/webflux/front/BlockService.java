@@ -17,7 +17,6 @@ import org.springframework.http.HttpStatus;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -128,78 +127,66 @@ public final class BlockService {
         RemoteMemory source = access.window().remote();
         long length = access.window().length();
         int chunks = (int) ((length + chunkSize - 1) / chunkSize);
-        // A get that fails comes out of flatMapSequential as a value, and the body fails after it, in order: when an
-        // inner fails, flatMapSequential drops a chunk it already holds for a slow response without discarding it
-        // (a storage node killed while the HTTP client was not reading left one buffer out), whereas the body
-        // failing downstream cancels flatMapSequential, which discards every chunk it holds (StorageNodeFailureTest).
-        return Flux.range(0, chunks)
-                .flatMapSequential(i -> {
-                    long off = (long) i * chunkSize;
-                    int n = (int) Math.min(chunkSize, length - off);
-                    return getInto(access, source.slice(off, n), n);
-                }, chunksInFlight, 1)
-                .<DataBuffer>handle((fetched, sink) -> {
-                    if (fetched.chunk() != null) {
-                        sink.next(fetched.chunk());
-                    } else {
-                        sink.error(fetched.failure());
-                    }
-                })
-                .doOnComplete(() -> {
-                    read.increment();
-                    bytesOut.increment(length);
-                })
-                .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-                .doOnDiscard(Fetched.class, Fetched::release)
-                .doFinally(s -> access.end());
+        // A get that fails comes out of flatMapSequential as a value, and the body fails after it, in order, so that
+        // the chunks got before it still go out first. The chunks themselves wait in UnsentChunks, not in the
+        // pipeline: flatMapSequential and Mono.create may lose a value to a cancel without discarding it.
+        return Flux.defer(() -> {
+            UnsentChunks unsent = new UnsentChunks();
+            return Flux.range(0, chunks)
+                    .flatMapSequential(i -> {
+                        long off = (long) i * chunkSize;
+                        int n = (int) Math.min(chunkSize, length - off);
+                        return getInto(access, source.slice(off, n), n, i, unsent);
+                    }, chunksInFlight, 1)
+                    .<DataBuffer>handle((fetched, sink) -> {
+                        if (fetched.failure() != null) {
+                            sink.error(fetched.failure());
+                            return;
+                        }
+                        DataBuffer chunk = unsent.take(fetched.index());
+                        if (chunk != null) { // null: the body ended meanwhile and released it
+                            sink.next(chunk);
+                        }
+                    })
+                    .doOnComplete(() -> {
+                        read.increment();
+                        bytesOut.increment(length);
+                    })
+                    .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+                    .doFinally(s -> {
+                        unsent.close();
+                        access.end();
+                    });
+        });
     }
 
-    /** What one get gave the body: its chunk, or why there is none. */
-    private record Fetched(@Nullable DataBuffer chunk, @Nullable Throwable failure) {
-
-        static Fetched of(DataBuffer chunk) {
-            return new Fetched(chunk, null);
-        }
-
-        static Fetched failed(Throwable failure) {
-            return new Fetched(null, failure);
-        }
-
-        void release() {
-            if (chunk != null) {
-                DataBufferUtils.release(chunk);
-            }
-        }
+    /** What one get gave the body: chunk {@code index}, held in the body's {@link UnsentChunks}, or why there is none. */
+    private record Fetched(int index, @Nullable Throwable failure) {
     }
 
     /**
-     * One get of {@code from}, a part of {@code access}'s window, into a pooled buffer, handed on as a
-     * {@code DataBuffer}, or the get's failure. A get once posted is never cancelled: the transport may be writing
-     * into the buffer until it completes, and the grant must outlive it, so a response that no longer wants it (its
-     * client gone) lets it run to its end, then gives the buffer back and its share of the window. Only losing its race with the access being
-     * {@code lost} (the storage node gone, nothing will write any more) ends it early.
+     * One get of {@code from}, a part of {@code access}'s window, into a pooled buffer, put in {@code unsent} as chunk
+     * {@code index}, or the get's failure. A get once posted is never cancelled: the transport may be writing into
+     * the buffer until it completes, and the grant must outlive it, so a response that no longer wants it (its client
+     * gone) lets it run to its end; the buffer then goes to {@code unsent}, which the ended body has closed, and which
+     * gives it back. Only losing its race with the access being {@code lost} (the storage node gone, nothing will
+     * write any more) ends it early.
      */
-    private static Mono<Fetched> getInto(StorageClient.Read access, RemoteMemory from, int n) {
+    private static Mono<Fetched> getInto(StorageClient.Read access, RemoteMemory from, int n, int index,
+                                         UnsentChunks unsent) {
         Endpoint ep = access.window().endpoint();
         return Mono.create(sink -> {
             Buffer b = ep.memory().allocate(n);
-            AtomicBoolean wanted = new AtomicBoolean(true);
-            sink.onCancel(() -> wanted.set(false));
             access.share();
             Mono<Void> get = ep.get(from, b.region().slice(b.regionOffset(), n)).or(access.lost())
                     .doFinally(s -> access.end());
+            // A value given to a sink that was cancelled meanwhile is lost: it is the index alone, never the buffer.
             get.contextWrite(sink.contextView()).subscribe(null, e -> {
                 b.release();
-                if (wanted.get()) {
-                    sink.success(Fetched.failed(e));
-                }
+                sink.success(new Fetched(index, e));
             }, () -> {
-                if (wanted.get()) {
-                    // discarded, hence released, if cancelled meanwhile
-                    sink.success(Fetched.of(NettyDataBuffers.wrap(b)));
-                } else {
-                    b.release();
-                }
+                unsent.put(index, NettyDataBuffers.wrap(b));
+                sink.success(new Fetched(index, null));
             });
         });
     }
