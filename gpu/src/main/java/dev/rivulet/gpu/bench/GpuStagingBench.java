@@ -37,7 +37,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  * java ... dev.rivulet.gpu.bench.GpuStagingBench [--memory auto|cuda|standin] [--sizes 1M,16M,64M,256M]
- *      [--chunk 1M] [--staging 4] [--iterations 5] [--warmup 2] [--transport local|shm|tcp|all]
+ *      [--chunk 1M] [--staging 4] [--iterations 5] [--warmup 2] [--transport local|shm|tcp|all] [--threads 1]
  * </pre>
  *
  * {@code --chunk} is the largest chunk ({@link DeviceTransferConfig#chunkSize(int)}), lowered to the transport's
@@ -49,6 +49,10 @@ import java.util.SplittableRandom;
  * chunk: the per-chunk cost at steady state, with each message's fixed cost taken out; "heap B/transfer" is the
  * whole allocation of one transfer, both sides and every thread. Both take the least of the iterations: every thread
  * is counted, and another thread's occasional allocation only ever adds.
+ *
+ * <p>Sender and receiver share one transport, so with {@code --threads 1} (its default) one polling thread serves both
+ * ends and both staging engines, where two processes would each have their own; {@code --threads 2} gives each end
+ * a thread of its own, as two processes would.
  */
 public final class GpuStagingBench {
 
@@ -111,6 +115,7 @@ public final class GpuStagingBench {
         int staging = 4;
         int iterations = 5;
         int warmup = 2;
+        int threads = 1;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : "";
@@ -122,6 +127,7 @@ public final class GpuStagingBench {
                 case "--staging" -> staging = Integer.parseInt(v);
                 case "--iterations" -> iterations = Integer.parseInt(v);
                 case "--warmup" -> warmup = Integer.parseInt(v);
+                case "--threads" -> threads = Integer.parseInt(v);
                 default -> {
                     out.println("unknown argument " + a);
                     return List.of();
@@ -148,7 +154,7 @@ public final class GpuStagingBench {
         List<Row> rows = new ArrayList<>();
         try {
             for (String k : kinds) {
-                Transport transport = open(k);
+                Transport transport = open(k, threads);
                 try {
                     GpuStagingBench b = new GpuStagingBench(memory, transport, k, bindAddress(k), chunk, staging,
                             iterations, warmup, out);
@@ -163,11 +169,12 @@ public final class GpuStagingBench {
         return rows;
     }
 
-    private static Transport open(String kind) {
+    private static Transport open(String kind, int threads) {
+        TransportConfig config = TransportConfig.defaults().progressThreads(threads);
         return switch (kind) {
-            case "tcp" -> Transports.open("libfabric", TransportConfig.defaults().option("fabric.provider", "tcp"));
-            case "shm" -> Transports.open("shm", TransportConfig.defaults());
-            default -> Transports.open("local", TransportConfig.defaults());
+            case "tcp" -> Transports.open("libfabric", config.option("fabric.provider", "tcp"));
+            case "shm" -> Transports.open("shm", config);
+            default -> Transports.open("local", config);
         };
     }
 

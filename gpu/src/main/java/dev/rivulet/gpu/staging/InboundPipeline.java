@@ -220,11 +220,13 @@ final class InboundPipeline {
 
     /**
      * Asks the endpoint for what the credits allow: the rest of the current message's chunks, or, when the receiver
-     * wants another message and every expected arrival is accounted for, its header and as many chunks as the
-     * credits allow. Asking for the chunks with the header spares each message a round trip of credits (header in,
-     * then credits for its chunks out) while the sender's first copies run. A message shorter than that leaves its
-     * unused credits to the messages behind it, which are held like any message nobody asks for yet: within the
-     * credits.
+     * wants another message and every expected arrival is accounted for, its header and one chunk per free staging
+     * entry. Asking for the chunks with the header spares each message a round trip of credits (header in, then
+     * credits for its chunks out) while the sender's first copies run; a message of no more chunks than staging
+     * entries then needs no credit after the first ask. The header takes no entry, and it is the first of those
+     * arrivals (nothing else is expected when they are asked for), so at most one chunk per free entry can follow it.
+     * A message shorter than that leaves its unused credits to the messages behind it, which are held like any
+     * message nobody asks for yet: within the credits.
      */
     private void topUp() {
         if (wire == null || wire.subscription == null || wireEnded || engine.closing) {
@@ -237,7 +239,7 @@ final class InboundPipeline {
         int remaining = current == null ? 0 : current.chunks - current.arrived;
         int n = Math.min(budget, Math.max(0, remaining - requested));
         if (n == 0 && requested == remaining && wantsAnother()) {
-            n = budget;
+            n = budget + 1; // the header, then a chunk per free entry
         }
         if (n > 0) {
             requested += n;
