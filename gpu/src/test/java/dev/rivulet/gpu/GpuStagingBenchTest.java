@@ -24,6 +24,7 @@ class GpuStagingBenchTest {
         assertThat(rows).allSatisfy(r -> {
             assertThat(r.staged()).isPositive();
             assertThat(r.hostToHost()).isPositive();
+            assertThat(r.hostToHostWarm()).isPositive();
         });
         assertThat(out).contains("| 1 MiB |").contains("| 3 MiB |").contains("memory: host-stand-in");
     }

@@ -45,7 +45,9 @@ import java.util.SplittableRandom;
  * DeviceTransferConfig#messageChunkFor(long)} picks, named in the table. Each rate is the median of the timed
  * iterations; "spread" is the slowest and the fastest staged iteration. "bound" is min(H2D, D2H, host→host), the
  * host-to-host rate measured with messages of the same chunk size, and "staged ÷ bound" the pipeline's share of it (its
- * target is 0.85 or more). "heap B/chunk" is what a transfer allocates beyond a one-chunk transfer, per further
+ * target is 0.85 or more). Host→host sends each message from its own pinned buffer that the device's copy engine
+ * filled just before the clock starts, as a staged chunk is when the transport takes it; "host→host warm" sends one
+ * buffer again and again, which the processor's cache keeps: a rate the staged path cannot have, shown beside it. "heap B/chunk" is what a transfer allocates beyond a one-chunk transfer, per further
  * chunk: the per-chunk cost at steady state, with each message's fixed cost taken out; "heap B/transfer" is the
  * whole allocation of one transfer, both sides and every thread. Both take the least of the iterations: every thread
  * is counted, and another thread's occasional allocation only ever adds.
@@ -87,9 +89,12 @@ public final class GpuStagingBench {
      * iteration, and heap bytes per transfer and per chunk beyond the first.
      */
     public record Row(String transport, long size, int chunk, double toDevice, double toHost, double hostToHost,
-                      double staged, double stagedMin, double stagedMax, double heapPerTransfer,
+                      double hostToHostWarm, double staged, double stagedMin, double stagedMax, double heapPerTransfer,
                       double heapPerChunk) {
-        /** The slowest stage the staged path cannot beat: a pinned copy either way, or the transport. */
+        /**
+         * The slowest stage the staged path cannot beat: a pinned copy either way, or the transport moving host
+         * buffers the device has just filled ({@link #hostToHost}).
+         */
         public double bound() {
             return Math.min(Math.min(toDevice, toHost), hostToHost);
         }
@@ -209,9 +214,10 @@ public final class GpuStagingBench {
         out.printf(Locale.ROOT, "memory: %s (device %d), transport: %s (%s), largest chunk %s, %d staging buffers, "
                         + "median of %d (after %d warm-up)%n%n", memory.kind(), memory.device(), transport.name(),
                 transportKind, human(largest), staging, iterations, warmup);
-        out.println("| size | chunk | device copy H2D GB/s | device copy D2H GB/s | host→host GB/s | bound GB/s "
-                + "| staged GB/s | spread GB/s | staged ÷ bound | heap B/transfer | heap B/chunk |");
-        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        out.println("| size | chunk | device copy H2D GB/s | device copy D2H GB/s | host→host GB/s "
+                + "| host→host warm GB/s | bound GB/s | staged GB/s | spread GB/s | staged ÷ bound | heap B/transfer "
+                + "| heap B/chunk |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         DeviceTransfers sender = DeviceTransfers.open(transport, sendEp, memory, config).block(TIMEOUT);
         DeviceTransfers receiver = DeviceTransfers.open(transport, recvEp, memory, config).block(TIMEOUT);
         for (long size : sizes) {
@@ -241,10 +247,10 @@ public final class GpuStagingBench {
                     Row r = measure(size, config.messageChunkFor(size), perMessage, copies, src, dst, sender, receiver,
                             plainSend, plainRecv, pattern, arena);
                     rows.add(r);
-                    out.printf(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f–%.2f | %.2f | %.0f "
-                                    + "| %.0f |%n", human(size), human(r.chunk()), r.toDevice(), r.toHost(),
-                            r.hostToHost(), r.bound(), r.staged(), r.stagedMin(), r.stagedMax(), r.ratio(),
-                            r.heapPerTransfer(), r.heapPerChunk());
+                    out.printf(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f–%.2f | %.2f "
+                                    + "| %.0f | %.0f |%n", human(size), human(r.chunk()), r.toDevice(), r.toHost(),
+                            r.hostToHost(), r.hostToHostWarm(), r.bound(), r.staged(), r.stagedMin(), r.stagedMax(),
+                            r.ratio(), r.heapPerTransfer(), r.heapPerChunk());
                 }
                 out.println();
             } finally {
@@ -271,6 +277,7 @@ public final class GpuStagingBench {
         long[] h2d = new long[iterations];
         long[] d2h = new long[iterations];
         long[] host = new long[iterations];
+        long[] warm = new long[iterations];
         long[] staged = new long[iterations];
         for (int i = -warmup; i < iterations; i++) {
             long a = copies.timeToDevice(dst.slice(0, size));
@@ -282,9 +289,11 @@ public final class GpuStagingBench {
         }
         int messages = (int) ((size + chunkSize - 1) / chunkSize);
         for (int i = -warmup; i < iterations; i++) {
-            long t = hostToHost(plainSend, plainRecv, size, chunkSize, messages);
+            long t = hostToHostFromDevice(copies, src, plainSend, plainRecv, size, chunkSize, messages);
+            long w = hostToHostWarm(plainSend, plainRecv, size, chunkSize, messages);
             if (i >= 0) {
                 host[i] = t;
+                warm[i] = w;
             }
         }
         com.sun.management.ThreadMXBean threads = threads();
@@ -306,7 +315,7 @@ public final class GpuStagingBench {
         long[] sorted = staged.clone();
         Arrays.sort(sorted);
         return new Row(transportKind, size, chunkSize, rate(size, h2d), rate(size, d2h), rate(size, host),
-                rate(size, staged), size / (sorted[sorted.length - 1] / 1e9) / 1e9, size / (sorted[0] / 1e9) / 1e9,
+                rate(size, warm), rate(size, staged), size / (sorted[sorted.length - 1] / 1e9) / 1e9, size / (sorted[0] / 1e9) / 1e9,
                 perTransfer, perChunk);
     }
 
@@ -341,10 +350,39 @@ public final class GpuStagingBench {
 
     /**
      * Time to move {@code size} bytes as {@code messages} messages of {@code chunkSize}, host memory to host memory,
-     * from buffers registered before the clock starts (as the staged path's are): each message sends one of them
-     * again.
+     * each from its own registered, pinned buffer that the device's copy engine filled from {@code src} before the
+     * clock starts: the bytes are where a staged chunk's are when the transport takes it (written by the device, not
+     * by the processor, so not in its cache unless the platform puts device writes there).
      */
-    private static long hostToHost(Endpoint sendEp, Endpoint recvEp, long size, int chunkSize, int messages) {
+    private long hostToHostFromDevice(HostDeviceCopies copies, DeviceBuffer src, Endpoint sendEp, Endpoint recvEp,
+                                      long size, int chunkSize, int messages) {
+        List<Buffer> buffers = new ArrayList<>(messages);
+        try {
+            for (int i = 0; i < messages; i++) {
+                int length = (int) Math.min(chunkSize, size - (long) i * chunkSize);
+                Buffer b = sendEp.memory().allocate(length);
+                buffers.add(b);
+                if (!memory.isPinned(b.region())) {
+                    memory.pinRegion(b.region());
+                }
+                copies.fillFromDevice(src.slice((long) i * chunkSize, length), b.segment());
+            }
+            long start = System.nanoTime();
+            Mono<Void> received = recvEp.receive().take(messages).then();
+            Flux<Buffer> chunks = Flux.fromIterable(buffers).map(Buffer::retain);
+            Mono.when(received, sendEp.send(chunks)).block(TIMEOUT);
+            return System.nanoTime() - start;
+        } finally {
+            buffers.forEach(Buffer::release);
+        }
+    }
+
+    /**
+     * Time to move {@code size} bytes as {@code messages} messages of {@code chunkSize}, host memory to host memory,
+     * from buffers registered before the clock starts: each message sends one of them again, which the processor's
+     * cache keeps.
+     */
+    private static long hostToHostWarm(Endpoint sendEp, Endpoint recvEp, long size, int chunkSize, int messages) {
         int last = (int) (size - (long) (messages - 1) * chunkSize);
         Buffer full = sendEp.memory().allocate(chunkSize);
         Buffer tail = sendEp.memory().allocate(last);

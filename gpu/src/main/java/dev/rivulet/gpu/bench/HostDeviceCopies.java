@@ -83,6 +83,16 @@ public final class HostDeviceCopies implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies {@code source} into {@code pinnedTarget} by the device's copy engine alone (no processor copy), and waits:
+     * the target must be host memory pinned for the device ({@link DeviceMemory#pinRegion}).
+     */
+    public void fillFromDevice(DeviceSlice source, MemorySegment pinnedTarget) {
+        stream.copyToHost(source.buffer(), source.offset(), pinnedTarget, Math.min(source.length(),
+                pinnedTarget.byteSize()), event);
+        await();
+    }
+
     /** Nanoseconds of one copy of {@code target.length()} bytes from the pinned scratch into device memory. */
     public long timeToDevice(DeviceSlice target) {
         long start = System.nanoTime();
