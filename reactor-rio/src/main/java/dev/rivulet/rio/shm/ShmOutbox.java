@@ -141,9 +141,12 @@ final class ShmOutbox {
 
     // ================================================================================================ transfers
 
-    /** Starts copying a large message's bytes after its LARGE record; its send completes with the last chunk. */
-    void startMessage(Op op, MemorySegment source, @Nullable MemorySegment tail, long length) {
-        transfer = outgoing.set(StagedTransfer.MESSAGE, op, source, length).tail(tail);
+    /**
+     * Starts copying a large message's bytes after its LARGE record: {@code sourceLength} bytes of {@code source}, then
+     * {@code tail}'s (if any), {@code length} in all; its send completes with the last chunk.
+     */
+    void startMessage(Op op, MemorySegment source, long sourceLength, @Nullable MemorySegment tail, long length) {
+        transfer = outgoing.set(StagedTransfer.MESSAGE, op, source, length).tail(sourceLength, tail);
         pumpTransfer();
     }
 

@@ -174,8 +174,7 @@ final class ShmWire implements Wire {
         }
         conn.out.data().set(ValueLayout.JAVA_LONG, at, length);
         outbox.published();
-        outbox.startMessage(op, b.capacitySegment().asSlice(0, b.length()),
-                body == null ? null : body.capacitySegment().asSlice(0, body.length()), length);
+        outbox.startMessage(op, b.capacitySegment(), b.length(), body == null ? null : body.capacitySegment(), length);
         return POSTED;
     }
 

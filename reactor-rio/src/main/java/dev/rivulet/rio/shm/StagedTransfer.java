@@ -33,8 +33,10 @@ final class StagedTransfer {
         Op op;
         /** Where the bytes come from: the message or the put's local memory (null for a get answer). */
         MemorySegment source;
-        /** A message's second part ({@code Op.body()}), whose bytes follow all of {@link #source}'s; or null. */
+        /** A message's second part ({@code Op.body()}), whose bytes follow {@link #sourceLength} of source's; or null. */
         @Nullable MemorySegment tail;
+        /** How many of {@link #source}'s bytes are the message's (its segment may be longer: a buffer's capacity). */
+        long sourceLength;
         long total;
         /** A get answer's grant, pinned until the last chunk is out, and the remote address it starts at. */
         Grant grant;
@@ -51,6 +53,7 @@ final class StagedTransfer {
             this.op = op;
             this.source = source;
             this.tail = null;
+            this.sourceLength = total;
             this.total = total;
             grant = null;
             address = 0;
@@ -61,15 +64,19 @@ final class StagedTransfer {
             return this;
         }
 
-        /** The message continues in {@code tail} after {@link #source} (null: it does not). */
-        Outgoing tail(@Nullable MemorySegment tail) {
+        /**
+         * The message is the first {@code sourceLength} bytes of {@link #source}, then continues in {@code tail}
+         * (null: it does not). Whole segments and lengths rather than slices: a slice is an object per message.
+         */
+        Outgoing tail(long sourceLength, @Nullable MemorySegment tail) {
+            this.sourceLength = sourceLength;
             this.tail = tail;
             return this;
         }
 
         /** Copies the next {@code n} bytes from {@link #done} on into {@code to} at {@code index}, across both parts. */
         void copyOut(MemorySegment to, long index, int n) {
-            long split = tail == null ? total : source.byteSize();
+            long split = tail == null ? total : sourceLength;
             long at = done;
             int left = n;
             if (at < split) {
