@@ -87,9 +87,32 @@ final class Dispatch {
         return ALL.get(JAVA_LONG, ops + slot);
     }
 
-    /** The target of an address-less downcall handle. */
+    /**
+     * The target of an address-less downcall handle. A segment made per call would be an object per libfabric call
+     * on the data path (the JIT does not see through the downcall to scalar-replace it), so targets are kept in a
+     * small table by function pointer: a process sees a few dozen functions per provider. Slots hold immutable
+     * entries, so threads racing on one only ever make an extra segment; a slot two functions share swaps entries.
+     */
     static MemorySegment target(long function) {
-        return MemorySegment.ofAddress(function);
+        int slot = (int) (mix(function) & (TARGETS.length - 1));
+        Target t = TARGETS[slot];
+        if (t == null || t.function != function) {
+            t = new Target(function, MemorySegment.ofAddress(function));
+            TARGETS[slot] = t;
+        }
+        return t.segment;
+    }
+
+    private static final Target[] TARGETS = new Target[512];
+
+    private record Target(long function, MemorySegment segment) {
+    }
+
+    /** Spreads function pointers (16-byte aligned, clustered in a few libraries) over the table. */
+    private static long mix(long x) {
+        x ^= x >>> 33;
+        x *= 0xff51afd7ed558ccdL;
+        return x ^ (x >>> 33);
     }
 
     /**
