@@ -119,13 +119,18 @@ public final class BufferPool {
     /** {@code b} becomes a new allocation, counted by the taking thread's {@code local} stack if it has one. */
     private Buffer handOut(Buffer b, int size, @Nullable LocalStack local) {
         b.reset(size);
-        if (local != null) {
-            local.count(1);
-        } else {
-            outstanding.incrementAndGet();
-        }
+        count(local, 1);
         LeakDetector.allocated(b);
         return b;
+    }
+
+    /** Counts buffers handed out ({@code delta} 1) or back ({@code -1}) in the thread's stack, else in the pool. */
+    private void count(@Nullable LocalStack local, int delta) {
+        if (local != null) {
+            local.count(delta);
+        } else {
+            outstanding.addAndGet(delta);
+        }
     }
 
     private static int shiftOf(int size) {
@@ -177,7 +182,7 @@ public final class BufferPool {
         LeakDetector.released(b);
         int cap = b.capacity();
         if (cap > (1 << MAX_CLASS_SHIFT)) {
-            outstanding.decrementAndGet();
+            count(null, -1);
             // A huge buffer owns its registration and memory: give both back now (the arena closes once the
             // provider registration is really gone).
             registeredBytes.addAndGet(-cap);
@@ -185,26 +190,18 @@ public final class BufferPool {
             return;
         }
         SizeClass sc = classes[Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT];
-        if (Schedulers.isInNonBlockingThread()) {
-            LocalStack local = sc.local.get();
-            local.count(-1);
-            if (closed) {
-                return;
-            }
-            if (LeakDetector.isParanoid()) {
-                // Paranoid leak detection never reuses the object: a stale reference keeps failing once the
-                // memory has been handed out again, instead of aliasing the new owner.
-                sc.free.offer(new Buffer(this, b.home(), b.region(), b.regionOffset(), cap));
-            } else if (!local.push(b)) {
-                sc.free.offer(b);
-            }
-            return;
-        }
-        outstanding.decrementAndGet();
+        LocalStack local = Schedulers.isInNonBlockingThread() ? sc.local.get() : null;
+        count(local, -1);
         if (closed) {
             return;
         }
-        sc.free.offer(LeakDetector.isParanoid() ? new Buffer(this, b.home(), b.region(), b.regionOffset(), cap) : b);
+        if (LeakDetector.isParanoid()) {
+            // Paranoid leak detection never reuses the object: a stale reference keeps failing once the memory has
+            // been handed out again, instead of aliasing the new owner.
+            sc.free.offer(new Buffer(this, b.home(), b.region(), b.regionOffset(), cap));
+        } else if (local == null || !local.push(b)) {
+            sc.free.offer(b);
+        }
     }
 
     /** A free buffer of a larger class (the length is set to the request; the extra capacity goes unused). */

@@ -359,4 +359,34 @@ class MemoryDomainTest {
             LeakDetector.disable();
         }
     }
+
+    @Test
+    void outstandingCountsBuffersWhicheverThreadTakesAndReleasesThem() {
+        Scheduler polling = Schedulers.newParallel("non-blocking-owner", 2);
+        try {
+            // Taken on a non-blocking thread (counted in its own stack), released on this one, and the other way round.
+            List<Buffer> taken = Mono.fromCallable(() -> {
+                List<Buffer> l = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    l.add(domain.allocate(64 << (i % 4)));
+                }
+                return l;
+            }).subscribeOn(polling).block(Duration.ofSeconds(10));
+            List<Buffer> mine = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                mine.add(domain.allocate(128));
+            }
+            assertThat(domain.buffers().outstanding()).isEqualTo(130);
+
+            taken.subList(0, 60).forEach(Buffer::release);
+            Mono.fromRunnable(() -> mine.forEach(Buffer::release)).subscribeOn(polling).block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isEqualTo(40);
+
+            Mono.fromRunnable(() -> taken.subList(60, 100).forEach(Buffer::release)).subscribeOn(polling)
+                    .block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isZero();
+        } finally {
+            polling.dispose();
+        }
+    }
 }
