@@ -362,31 +362,37 @@ class MemoryDomainTest {
 
     @Test
     void outstandingCountsBuffersWhicheverThreadTakesAndReleasesThem() {
-        Scheduler polling = Schedulers.newParallel("non-blocking-owner", 2);
+        // The first non-blocking thread to use the pool keeps its stacks at hand, any other looks its own up, and a
+        // thread that may block counts in the pool itself: a buffer may be taken on one and released on another.
+        Scheduler first = Schedulers.newSingle("non-blocking-first");
+        Scheduler second = Schedulers.newSingle("non-blocking-second");
         try {
-            // Taken on a non-blocking thread (counted in its own stack), released on this one, and the other way round.
             List<Buffer> taken = Mono.fromCallable(() -> {
                 List<Buffer> l = new ArrayList<>();
                 for (int i = 0; i < 100; i++) {
                     l.add(domain.allocate(64 << (i % 4)));
                 }
                 return l;
-            }).subscribeOn(polling).block(Duration.ofSeconds(10));
+            }).subscribeOn(first).block(Duration.ofSeconds(10));
             List<Buffer> mine = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
                 mine.add(domain.allocate(128));
             }
-            assertThat(domain.buffers().outstanding()).isEqualTo(130);
+            List<Buffer> theirs = Mono.fromCallable(() -> List.of(domain.allocate(64), domain.allocate(4096)))
+                    .subscribeOn(second).block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isEqualTo(132);
 
             taken.subList(0, 60).forEach(Buffer::release);
-            Mono.fromRunnable(() -> mine.forEach(Buffer::release)).subscribeOn(polling).block(Duration.ofSeconds(10));
+            Mono.fromRunnable(() -> mine.forEach(Buffer::release)).subscribeOn(second).block(Duration.ofSeconds(10));
+            Mono.fromRunnable(() -> theirs.forEach(Buffer::release)).subscribeOn(first).block(Duration.ofSeconds(10));
             assertThat(domain.buffers().outstanding()).isEqualTo(40);
 
-            Mono.fromRunnable(() -> taken.subList(60, 100).forEach(Buffer::release)).subscribeOn(polling)
+            Mono.fromRunnable(() -> taken.subList(60, 100).forEach(Buffer::release)).subscribeOn(second)
                     .block(Duration.ofSeconds(10));
             assertThat(domain.buffers().outstanding()).isZero();
         } finally {
-            polling.dispose();
+            first.dispose();
+            second.dispose();
         }
     }
 }
