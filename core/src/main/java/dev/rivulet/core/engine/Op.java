@@ -227,7 +227,9 @@ public final class Op implements RejectableTask {
         local = null;
         remote = null;
         posted = false;
-        cancelled = false;
+        if (cancelled) {
+            cancelled = false; // a volatile store is a full fence: not one per message when there is nothing to clear
+        }
         wireTag = 0;
         batchRecords = 0;
         whole = null;

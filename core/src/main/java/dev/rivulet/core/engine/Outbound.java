@@ -51,6 +51,12 @@ final class Outbound {
     private final Carriers carriers;
     private final RmaPieces pieces;
     private final OpFifo pending = new OpFifo();
+    /**
+     * Ops added to the FIFO less those taken off it since the pending gauge was last told: it hears the difference
+     * once per {@link #drain()} (usually none, an op being posted in the drain that follows its arrival), not two
+     * updates of a shared counter per message.
+     */
+    private int pendingUnreported;
     private int inFlight;
     private int sendsInFlight;
     private int maxSendsInFlight;
@@ -83,7 +89,7 @@ final class Outbound {
             return false;
         }
         pending.addLast(op);
-        metrics.pendingDelta(1);
+        pendingUnreported++;
         return true;
     }
 
@@ -119,12 +125,21 @@ final class Outbound {
     /** Fails every op still queued, in order (the endpoint is closing). */
     void failPending(Throwable cause) {
         for (Op op; (op = pending.pollFirst()) != null; ) {
-            metrics.pendingDelta(-1);
+            pendingUnreported--;
             if (op.posted) {
                 endPieces(op, cause); // a split put or get at the head: fails once its pieces are reported
             } else {
                 fail(op, cause);
             }
+        }
+        reportPending();
+    }
+
+    /** Tells the pending gauge what changed since it last heard. */
+    private void reportPending() {
+        if (pendingUnreported != 0) {
+            metrics.pendingDelta(pendingUnreported);
+            pendingUnreported = 0;
         }
     }
 
@@ -137,6 +152,14 @@ final class Outbound {
 
     /** Posts pending ops in FIFO order until one must wait; returns how many left the FIFO. */
     int drain() {
+        try {
+            return post();
+        } finally {
+            reportPending();
+        }
+    }
+
+    private int post() {
         int work = 0;
         Op op;
         while ((op = pending.peekFirst()) != null) {
@@ -284,13 +307,16 @@ final class Outbound {
             return rc;
         }
         dataPosted(grant, n);
+        long bytes = 0;
         for (int i = 0; i < n; i++) {
             Op m = pending.pollFirst();
-            metrics.pendingDelta(-1);
             m.posted = true;
-            metrics.posted(OpKind.SEND);
-            metrics.bytesSent(m.buffer.length());
+            bytes += m.buffer.length();
         }
+        // Counted once for the frame: shared counters take one update per frame, not three per message.
+        pendingUnreported -= n;
+        metrics.posted(OpKind.SEND, n);
+        metrics.bytesSent(bytes);
         batchesSent++;
         if (rc == Wire.DONE) {
             completeCarrier(carrier, null);
@@ -421,11 +447,35 @@ final class Outbound {
         }
     }
 
-    private void completeCarrier(Op carrier, Throwable error) {
-        for (int i = 0; i < carrier.memberCount; i++) {
-            Op m = carrier.members[i];
-            carrier.members[i] = null;
-            finish(m, true, 0, error);
+    /**
+     * A coalesced frame's completion finishes its sends in order. Those nobody times are counted for the frame
+     * together, before the first is signalled (a subscriber that sees its send complete finds it counted); a timed
+     * one is counted with its own latency.
+     */
+    private void completeCarrier(Op carrier, @Nullable Throwable error) {
+        int n = carrier.memberCount;
+        Op[] members = carrier.members;
+        int untimed = 0;
+        int cancelled = 0;
+        for (int i = 0; i < n; i++) {
+            Op m = members[i];
+            if (m.startNanos == UNTIMED) {
+                untimed++;
+                if (m.isCancelled()) {
+                    cancelled++;
+                }
+            }
+        }
+        if (error != null) {
+            countFinished(1, untimed);
+        } else {
+            countFinished(0, untimed - cancelled);
+            countFinished(2, cancelled);
+        }
+        for (int i = 0; i < n; i++) {
+            Op m = members[i];
+            members[i] = null;
+            finish(m, true, 0, error, m.startNanos != UNTIMED);
         }
         carriers.recycle(carrier);
     }
@@ -443,9 +493,15 @@ final class Outbound {
         }
     }
 
+    private void countFinished(int outcome, int sends) {
+        if (sends > 0) {
+            metrics.finished(OpKind.SEND, true, outcome, -1, sends);
+        }
+    }
+
     private void removeHead() {
         pending.pollFirst();
-        metrics.pendingDelta(-1);
+        pendingUnreported--;
     }
 
     private void noResource() {
@@ -527,6 +583,11 @@ final class Outbound {
     }
 
     private void finish(Op op, boolean wasPosted, long value, Throwable error) {
+        finish(op, wasPosted, value, error, true);
+    }
+
+    /** Finishes {@code op}: its memory goes, it is counted unless {@code count} says it was already, and signalled. */
+    private void finish(Op op, boolean wasPosted, long value, Throwable error, boolean count) {
         if (op.claims != null) {
             op.claims.headRemoved(error); // a claimed send's place, not an operation: nothing of it was posted
             return;
@@ -536,7 +597,9 @@ final class Outbound {
         op.releaseResources();
         boolean cancelled = op.isCancelled();
         long nanos = op.startNanos == UNTIMED ? -1 : System.nanoTime() - op.startNanos;
-        metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos, messages);
+        if (count) {
+            metrics.finished(op.kind, wasPosted, error != null ? 1 : cancelled ? 2 : 0, nanos, messages);
+        }
         if (observer != null) {
             try {
                 observer.onComplete(op.kind.operation(op.atomic, op.width), bytes, nanos, error, op.context);

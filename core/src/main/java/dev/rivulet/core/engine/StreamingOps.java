@@ -80,8 +80,12 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
 
         @Override
+        OpKind kind() {
+            return OpKind.SEND;
+        }
+
+        @Override
         void prepare(Op op, Buffer buffer) {
-            op.kind = OpKind.SEND;
             op.buffer = buffer;
         }
 
@@ -112,8 +116,12 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
 
         @Override
+        final OpKind kind() {
+            return kind;
+        }
+
+        @Override
         final void prepare(Op op, T item) {
-            op.kind = kind;
             op.local = local(item);
             op.remote = remote(item);
         }
@@ -209,7 +217,10 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
     /** Validates an item on the emitting thread; throws the typed exception that ends the stream. */
     abstract void check(T item);
 
-    /** Fills a recycled op for {@code item}. */
+    /** The kind of every op this stream posts. */
+    abstract OpKind kind();
+
+    /** Fills a recycled op for {@code item} (its kind, sink and context are set once, when it is made). */
     abstract void prepare(Op op, T item);
 
     /** Drops an item that will not be posted (released if the stream owns it). */
@@ -220,6 +231,10 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         Op op = free.relaxedPoll();
         if (op == null && created < prefetch) {
             op = engine.newOp();
+            // Set once: recycling keeps them, and a store into a long-lived object costs a card-marking barrier.
+            op.kind = kind();
+            op.sink = this;
+            op.context = actual.currentContext();
             all[created++] = op;
         }
         return op;
@@ -268,8 +283,6 @@ abstract class StreamingOps<T> implements CoreSubscriber<T>, Subscription, Op.Si
         }
         op.recycle();
         prepare(op, item);
-        op.sink = this;
-        op.context = actual.currentContext();
         TAKEN.setRelease(this, (long) TAKEN.getOpaque(this) + 1);
         engine.submit(op);
     }

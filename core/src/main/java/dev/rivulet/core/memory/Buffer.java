@@ -339,8 +339,13 @@ public final class Buffer {
         this.capacity = length;
         this.length = length;
         this.slice = null;
-        this.adopted = false;
-        this.reclaimable = false;
+        if (adopted) {
+            // Only an adopted view can be reclaimable, and its last release is over (the ring lends it again only
+            // then), so no other thread writes the flag now: clearing it here, not on every loan, spares each
+            // message the full fence of a volatile store.
+            this.adopted = false;
+            this.reclaimable = false;
+        }
         this.lentTo = Thread.currentThread();
         long s = (long) STATE.getOpaque(this);
         STATE.setRelease(this, (s & ~COUNT_MASK) + ONE_GENERATION + 1);
@@ -422,12 +427,16 @@ public final class Buffer {
         }
     }
 
-    /** Called by the pool when it hands the buffer out: a new allocation with one reference. */
+    /**
+     * Called by the pool when it hands the buffer out: a new allocation with one reference. A release store: the
+     * allocating thread owns the object now, and hands it to any other the way it hands over the bytes it writes
+     * (a queue, a signal), which publishes this store with them; no fence is needed per allocation.
+     */
     void reset(int length) {
         this.length = length;
         this.slice = null;
-        long s = (long) STATE.getVolatile(this);
-        STATE.setVolatile(this, (((s >>> 32) + 1) << 32) | 1L);
+        long s = (long) STATE.getOpaque(this);
+        STATE.setRelease(this, (((s >>> 32) + 1) << 32) | 1L);
     }
 
     /** See {@link #body}: {@code b} follows this buffer's bytes; this buffer takes over the caller's reference. */

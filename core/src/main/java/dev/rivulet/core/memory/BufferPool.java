@@ -10,8 +10,12 @@ import reactor.core.scheduler.Schedulers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,6 +46,15 @@ public final class BufferPool {
     static final int MAX_CLASS_SHIFT = 20;  // 1 MiB
     private static final long TARGET_SLAB_BYTES = 1L << 20;
     private static final int MIN_BUFFERS_PER_SLAB = 4;
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(BufferPool.class, "owner", Owner.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final MemoryDomain domain;
     private final Arena arena;
@@ -52,6 +65,16 @@ public final class BufferPool {
     private final AtomicLong registeredBytes = new AtomicLong();
     private final AtomicLong inlineGrowths = new AtomicLong();
     private volatile boolean closed;
+    /**
+     * The first non-blocking thread that used this pool (its transport's polling thread, as a rule) and that
+     * thread's stacks: it finds them here, with no {@link ThreadLocal} lookup (two per pooled buffer otherwise, an
+     * allocation and its release, some 10 ns together). Claimed once and never moved, so threads taking turns on a
+     * pool do not fight over it: the others look theirs up.
+     */
+    private volatile @Nullable Owner owner;
+
+    private record Owner(long threadId, @Nullable LocalStack[] stacks) {
+    }
 
     BufferPool(MemoryDomain domain) {
         this.domain = domain;
@@ -63,8 +86,7 @@ public final class BufferPool {
 
     /** A buffer with {@code length() == size} and at least that capacity, holding one reference. */
     public Buffer allocate(int size) {
-        Buffer b = take(size, true);
-        return handOut(b, size);
+        return Objects.requireNonNull(take(size, true));
     }
 
     /**
@@ -73,8 +95,7 @@ public final class BufferPool {
      * cycle.
      */
     public @Nullable Buffer tryAllocate(int size) {
-        Buffer b = take(size, false);
-        return b == null ? null : handOut(b, size);
+        return take(size, false);
     }
 
     private @Nullable Buffer take(int size, boolean mayRegister) {
@@ -87,19 +108,19 @@ public final class BufferPool {
         int shift = shiftOf(size);
         boolean nonBlocking = Schedulers.isInNonBlockingThread();
         if (shift > MAX_CLASS_SHIFT) {
-            if (!nonBlocking) {
-                return allocateHuge(size);
-            }
-            return mayRegister ? registerInline(size, () -> allocateHuge(size)) : null;
+            Buffer b = !nonBlocking ? allocateHuge(size)
+                    : mayRegister ? registerInline(size, () -> allocateHuge(size)) : null;
+            return b == null ? null : handOut(b, size, null);
         }
         SizeClass sc = classes[shift - MIN_CLASS_SHIFT];
         if (!nonBlocking) {
             Buffer b = sc.free.poll();
-            return b != null ? b : sc.grow();
+            return handOut(b != null ? b : sc.grow(), size, null);
         }
-        Buffer b = sc.local.get().pop();
+        LocalStack local = stack(sc, shift - MIN_CLASS_SHIFT);
+        Buffer b = local.pop();
         if (b != null) {
-            return b; // the shared free count did not change: no headroom to check
+            return handOut(b, size, local); // the shared free count did not change: no headroom to check
         }
         b = sc.free.poll();
         if (b == null) {
@@ -111,14 +132,24 @@ public final class BufferPool {
         } else {
             sc.keepHeadroom();
         }
+        return b == null ? null : handOut(b, size, local);
+    }
+
+    /** {@code b} becomes a new allocation, counted by the taking thread's {@code local} stack if it has one. */
+    private Buffer handOut(Buffer b, int size, @Nullable LocalStack local) {
+        b.reset(size);
+        count(local, 1);
+        LeakDetector.allocated(b);
         return b;
     }
 
-    private Buffer handOut(Buffer b, int size) {
-        b.reset(size);
-        outstanding.incrementAndGet();
-        LeakDetector.allocated(b);
-        return b;
+    /** Counts buffers handed out ({@code delta} 1) or back ({@code -1}) in the thread's stack, else in the pool. */
+    private void count(@Nullable LocalStack local, int delta) {
+        if (local != null) {
+            local.count(delta);
+        } else {
+            outstanding.addAndGet(delta);
+        }
     }
 
     private static int shiftOf(int size) {
@@ -144,9 +175,16 @@ public final class BufferPool {
         }
     }
 
-    /** Buffers handed out and not yet released. */
+    /**
+     * Buffers handed out and not yet released: exact once the threads that allocate and release are at rest (or
+     * have told the caller what they did), a moment's estimate while they run.
+     */
     public long outstanding() {
-        return outstanding.get();
+        long n = outstanding.get();
+        for (SizeClass sc : classes) {
+            n += sc.countedLocally();
+        }
+        return n;
     }
 
     /** Bytes of registered memory this pool holds (slabs and live huge buffers). */
@@ -160,27 +198,48 @@ public final class BufferPool {
     }
 
     void recycle(Buffer b) {
-        outstanding.decrementAndGet();
         LeakDetector.released(b);
         int cap = b.capacity();
         if (cap > (1 << MAX_CLASS_SHIFT)) {
+            count(null, -1);
             // A huge buffer owns its registration and memory: give both back now (the arena closes once the
             // provider registration is really gone).
             registeredBytes.addAndGet(-cap);
             b.region().close();
             return;
         }
+        int index = Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT;
+        SizeClass sc = classes[index];
+        LocalStack local = Schedulers.isInNonBlockingThread() ? stack(sc, index) : null;
+        count(local, -1);
         if (closed) {
             return;
         }
-        // Paranoid leak detection never reuses the object: a stale reference keeps failing once the memory has
-        // been handed out again, instead of aliasing the new owner.
-        SizeClass sc = classes[Integer.numberOfTrailingZeros(cap) - MIN_CLASS_SHIFT];
         if (LeakDetector.isParanoid()) {
+            // Paranoid leak detection never reuses the object: a stale reference keeps failing once the memory has
+            // been handed out again, instead of aliasing the new owner.
             sc.free.offer(new Buffer(this, b.home(), b.region(), b.regionOffset(), cap));
-        } else if (!Schedulers.isInNonBlockingThread() || !sc.local.get().push(b)) {
+        } else if (local == null || !local.push(b)) {
             sc.free.offer(b);
         }
+    }
+
+    /** The calling non-blocking thread's stack of class {@code sc} (at {@code index}): see {@link #owner}. */
+    private LocalStack stack(SizeClass sc, int index) {
+        long me = Thread.currentThread().threadId();
+        Owner o = owner;
+        if (o == null && OWNER.compareAndSet(this, null, new Owner(me, new LocalStack[classes.length]))) {
+            o = owner;
+        }
+        if (o == null || o.threadId() != me) {
+            return sc.local.get();
+        }
+        LocalStack s = o.stacks()[index];
+        if (s == null) {
+            s = sc.local.get(); // made and registered as any thread's, then found here
+            o.stacks()[index] = s;
+        }
+        return s;
     }
 
     /** A free buffer of a larger class (the length is set to the request; the extra capacity goes unused). */
@@ -269,13 +328,39 @@ public final class BufferPool {
         }
     }
 
-    /** One thread's few free buffers of one class (see {@code SizeClass.local}); that thread only. */
+    /**
+     * One thread's few free buffers of one class (see {@code SizeClass.local}), and its count of the class's buffers
+     * it handed out less those it released: kept here, written by that thread only, so that a polling thread
+     * allocating and releasing a buffer per message makes no atomic update of a shared counter;
+     * {@link #outstanding()} adds the counts up.
+     */
     private static final class LocalStack {
+        private static final VarHandle COUNTED;
+
+        static {
+            try {
+                COUNTED = MethodHandles.lookup().findVarHandle(LocalStack.class, "counted", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         private final @Nullable Buffer[] buffers;
         private int size;
+        /** Read by any thread through {@link #counted()}; written by the owner only, with a release store. */
+        @SuppressWarnings("unused") // through COUNTED
+        private long counted;
 
         LocalStack(int capacity) {
             this.buffers = new Buffer[capacity];
+        }
+
+        void count(int delta) {
+            COUNTED.setRelease(this, (long) COUNTED.getOpaque(this) + delta);
+        }
+
+        long counted() {
+            return (long) COUNTED.getAcquire(this);
         }
 
         @Nullable Buffer pop() {
@@ -319,6 +404,11 @@ public final class BufferPool {
          * what a thread keeps is not counted as free headroom, which only makes the class grow a little earlier.
          */
         final ThreadLocal<LocalStack> local;
+        /**
+         * Every stack {@link #local} made, kept after its thread ends: its count stays part of the total (a thread
+         * may have allocated buffers that others release, or the other way round).
+         */
+        private final List<LocalStack> stacks = new CopyOnWriteArrayList<>();
 
         SizeClass(int size) {
             this.size = size;
@@ -326,7 +416,20 @@ public final class BufferPool {
             this.lowWater = Math.max(2, perSlab / 4);
             this.headroomMask = Integer.highestOneBit(Math.clamp(lowWater / 4, 1, 64)) - 1;
             int cached = Math.min(1024, (256 << 10) / size);
-            this.local = ThreadLocal.withInitial(() -> new LocalStack(cached));
+            this.local = ThreadLocal.withInitial(() -> {
+                LocalStack s = new LocalStack(cached);
+                stacks.add(s);
+                return s;
+            });
+        }
+
+        /** What the threads' stacks counted ({@link LocalStack#counted()}), added up. */
+        long countedLocally() {
+            long n = 0;
+            for (LocalStack s : stacks) {
+                n += s.counted();
+            }
+            return n;
         }
 
         /** Grows on the calling thread, which may block (not a non-blocking thread). */

@@ -91,6 +91,35 @@ class ObservabilityTest {
     }
 
     @Test
+    void coalescedSendsNobodyTimesAreCountedOncePerFrameAndExactly() {
+        // No registry while they go: the sends are untimed, so a coalesced frame's are counted together.
+        Transport transport = Transports.open("local", TransportConfig.defaults());
+        try {
+            var listener = transport.bind("local://metrics-untimed").block();
+            Endpoint client = transport.connect(listener.address()).block(Duration.ofSeconds(10));
+            Endpoint server = listener.accepted().blockFirst(Duration.ofSeconds(10));
+            server.receive().subscribe(b -> { });
+            int n = 5_000;
+            StepVerifier.create(client.send(Flux.range(0, n).map(i -> client.memory().allocate(100))))
+                    .verifyComplete();
+            assertThat(client.stats().block(Duration.ofSeconds(10)).coalescedFrames()).as("frames coalesced")
+                    .isPositive();
+
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            transport.metrics().bindTo(registry);
+            assertThat(registry.get("rivulet.operations.posted").tags("op", "send").functionCounter().count())
+                    .isEqualTo(n);
+            assertThat(registry.get("rivulet.operations.completed").tags("op", "send", "outcome", "success")
+                    .functionCounter().count()).isEqualTo(n);
+            assertThat(registry.get("rivulet.bytes.sent").functionCounter().count()).isEqualTo(100.0 * n);
+            assertThat(registry.get("rivulet.inflight").gauge().value()).isZero();
+            assertThat(registry.get("rivulet.pending.depth").gauge().value()).isZero();
+        } finally {
+            transport.dispose();
+        }
+    }
+
+    @Test
     void severalProgressThreadsShareEndpoints() {
         TransportConfig cfg = TransportConfig.defaults().progressThreads(2);
         RivuletServer.BoundServer server = RivuletServer.create().bindAddress("local://threads").config(c -> cfg)

@@ -359,4 +359,40 @@ class MemoryDomainTest {
             LeakDetector.disable();
         }
     }
+
+    @Test
+    void outstandingCountsBuffersWhicheverThreadTakesAndReleasesThem() {
+        // The first non-blocking thread to use the pool keeps its stacks at hand, any other looks its own up, and a
+        // thread that may block counts in the pool itself: a buffer may be taken on one and released on another.
+        Scheduler first = Schedulers.newSingle("non-blocking-first");
+        Scheduler second = Schedulers.newSingle("non-blocking-second");
+        try {
+            List<Buffer> taken = Mono.fromCallable(() -> {
+                List<Buffer> l = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    l.add(domain.allocate(64 << (i % 4)));
+                }
+                return l;
+            }).subscribeOn(first).block(Duration.ofSeconds(10));
+            List<Buffer> mine = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                mine.add(domain.allocate(128));
+            }
+            List<Buffer> theirs = Mono.fromCallable(() -> List.of(domain.allocate(64), domain.allocate(4096)))
+                    .subscribeOn(second).block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isEqualTo(132);
+
+            taken.subList(0, 60).forEach(Buffer::release);
+            Mono.fromRunnable(() -> mine.forEach(Buffer::release)).subscribeOn(second).block(Duration.ofSeconds(10));
+            Mono.fromRunnable(() -> theirs.forEach(Buffer::release)).subscribeOn(first).block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isEqualTo(40);
+
+            Mono.fromRunnable(() -> taken.subList(60, 100).forEach(Buffer::release)).subscribeOn(second)
+                    .block(Duration.ofSeconds(10));
+            assertThat(domain.buffers().outstanding()).isZero();
+        } finally {
+            first.dispose();
+            second.dispose();
+        }
+    }
 }
