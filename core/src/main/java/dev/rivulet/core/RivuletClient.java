@@ -2,6 +2,9 @@ package dev.rivulet.core;
 
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.resume.ResumableSession;
+import dev.rivulet.core.resume.ResumeConnector;
+import dev.rivulet.core.resume.ResumeSpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -232,6 +235,18 @@ public final class RivuletClient {
             throw new InvalidRequestException("remoteAddress is not set");
         }
         return new ConnectionPool(connect(), describeAddress(), Objects.requireNonNull(settings, "settings"));
+    }
+
+    /**
+     * Connects and sets up a {@link ResumableSession}: a conversation of messages that outlives its connection. When
+     * the connection is lost the session connects again with this client's {@link #connect()} (backoff as
+     * {@code spec} says) and resumes: each message is delivered exactly once and in order across the break, as long as
+     * a connection comes back within {@link ResumeSpec#sessionTimeout()}; otherwise everything pending ends with
+     * {@link dev.rivulet.core.error.SessionExpiredException}. The server must serve with
+     * {@link RivuletServer#handleResumable}.
+     */
+    public Mono<ResumableSession> connectResumable(ResumeSpec spec) {
+        return ResumeConnector.connect(connect(), Objects.requireNonNull(spec, "spec"));
     }
 
     /** Blocking {@link #connect()} for main methods and tests. */
