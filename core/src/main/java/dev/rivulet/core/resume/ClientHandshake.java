@@ -10,11 +10,13 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 
 /**
  * The client's side of setting a session up or resuming it on a new connection: sends SETUP or RESUME, and on the
  * server's answer hands the link to the session before the next frame is read (the server's replay follows its
- * answer at once). Until then the endpoint is the handshake's: cancelled or failed, it is closed.
+ * answer at once). Until then the endpoint is the handshake's: cancelled, failed or unanswered within the server's
+ * own deadline for a first frame, it is closed.
  */
 final class ClientHandshake implements Link.Listener {
 
@@ -33,7 +35,7 @@ final class ClientHandshake implements Link.Listener {
 
     /** Sets a new session up on {@code endpoint} ({@code session} null) or resumes {@code session} on it. */
     static Mono<Session> run(Endpoint endpoint, @Nullable Session session, ResumeSpec spec, Session.Role role) {
-        return Mono.create(sink -> {
+        return Mono.<Session>create(sink -> {
             ClientHandshake handshake = new ClientHandshake(session, spec, role, sink);
             sink.onCancel(() -> {
                 if (!handshake.handedOver) {
@@ -47,7 +49,7 @@ final class ClientHandshake implements Link.Listener {
                 long[] reached = session.positions();
                 link.send(Frames.resume(session.token(), reached[0], reached[1]));
             }
-        });
+        }).timeout(Duration.ofSeconds(ServerHandshake.DEADLINE_SECONDS)); // an unanswered attempt is given up, and retried
     }
 
     @Override
