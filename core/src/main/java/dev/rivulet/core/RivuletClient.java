@@ -12,6 +12,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -181,12 +182,32 @@ public final class RivuletClient {
                             .doOnError(e -> t.disposeLater().subscribe())
                             .doOnCancel(() -> t.disposeLater().subscribe()));
         });
+        connecting = closedIfAbandoned(connecting);
         if (connectTimeout != null) {
             Duration d = connectTimeout;
             connecting = connecting.timeout(d, Mono.error(() -> new ConnectTimeoutException(
                     "connecting to " + describeAddress() + " took longer than " + d)));
         }
         return connecting.doOnDiscard(Endpoint.class, Endpoint::dispose);
+    }
+
+    /**
+     * Lets a connection set-up that its subscriber abandoned (cancelled, or timed out) run to its end and closes what
+     * it made, instead of cancelling it half-way: a set-up cancelled on its blocking thread could leave a connection
+     * that both sides had already established open, unseen by anyone.
+     */
+    private static Mono<Endpoint> closedIfAbandoned(Mono<Endpoint> connecting) {
+        return Mono.create(sink -> {
+            AtomicBoolean abandoned = new AtomicBoolean();
+            sink.onCancel(() -> abandoned.set(true));
+            connecting.subscribe(ep -> {
+                if (abandoned.get()) {
+                    ep.dispose();
+                } else {
+                    sink.success(ep); // abandoned meanwhile: Mono.create discards it, and the discard hook closes it
+                }
+            }, sink::error, sink::success);
+        });
     }
 
     private String describeAddress() {

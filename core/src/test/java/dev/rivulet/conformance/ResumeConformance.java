@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Signal;
@@ -232,5 +233,26 @@ public abstract class ResumeConformance {
         for (Endpoint ep : serverConnections) {
             StepVerifier.create(ep.onClose()).expectComplete().verify(TIMEOUT);
         }
+    }
+
+    @Test
+    void aConnectionAbandonedWhileItIsBeingSetUpIsClosed() throws Exception {
+        // What a resume does when the session is closed while it connects again: the client gives the set-up up.
+        RivuletServer.BoundServer server = serve(bindAddress("resume-abandoned"), ResumeSpec.defaults(),
+                s -> Mono.never());
+        for (int i = 0; i < 20; i++) {
+            int before = serverConnections.size();
+            Disposable connecting = client(server.address()).connect().subscribe(clientConnections::add);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (serverConnections.size() == before) {
+                assertThat(System.nanoTime()).as("the server accepted connection %d", i).isLessThan(deadline);
+                Thread.sleep(0, 100_000);
+            }
+            connecting.dispose();
+        }
+        clientConnections.forEach(Endpoint::dispose); // those that were made before the subscriber gave up
+        // Promptly: not by the peer timeout of a connection nobody holds (it would never come, as both sides are up).
+        StepVerifier.create(Flux.fromIterable(serverConnections).flatMap(Endpoint::onClose))
+                .expectComplete().verify(Duration.ofSeconds(5));
     }
 }

@@ -79,8 +79,9 @@ final class Session implements ResumableSession, Link.Listener {
 
     /**
      * Runs the session on {@code next}: its frames come here from now on, the handshake's {@code answer} leaves first,
-     * then what the peer lacks. {@code peerReceived}/{@code peerTaken} are the positions
-     * the peer reported (0 for a new session). Returns false, touching nothing, if the session has ended.
+     * then what the peer lacks. {@code peerReceived}/{@code peerTaken} are the positions the peer reported (0 for a
+     * new session). Returns false, touching nothing, if the session has ended; throws, touching nothing, if the
+     * positions cannot be ones this side sent.
      */
     boolean attach(Link next, Answer answer, long peerReceived, long peerTaken) {
         List<MonoSink<Void>> done = new ArrayList<>();
