@@ -49,7 +49,7 @@ final class ClientHandshake implements Link.Listener {
                 long[] reached = session.positions();
                 link.send(Frames.resume(session.token(), reached[0], reached[1]));
             }
-        }).timeout(Duration.ofSeconds(ServerHandshake.DEADLINE_SECONDS)); // an unanswered attempt is given up, and retried
+        }).timeout(Duration.ofSeconds(ServerHandshake.DEADLINE_SECONDS)); // unanswered: given up, and tried again
     }
 
     @Override

@@ -15,7 +15,8 @@ import java.util.Objects;
  *   <li>{@code window} (256 messages): how many messages this side lets the peer send beyond what this side's
  *       application has taken. It bounds both the peer's replay memory (what it keeps until acknowledged) and this
  *       side's queue of messages not yet taken.</li>
- *   <li>{@code reconnectBackoff} (10 ms doubling to 1 s, client side): the waits between attempts to connect again.</li>
+ *   <li>{@code reconnectBackoff} (10 ms doubling to 1 s, client side): the waits between attempts to connect
+ *       again.</li>
  * </ul>
  */
 public final class ResumeSpec {

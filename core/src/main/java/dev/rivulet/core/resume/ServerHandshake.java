@@ -43,7 +43,8 @@ final class ServerHandshake implements Link.Listener {
         this.handler = handler;
     }
 
-    static void accept(Endpoint endpoint, ResumeSpec spec, ServerRole role, ConcurrentMap<SessionToken, Session> sessions,
+    static void accept(Endpoint endpoint, ResumeSpec spec, ServerRole role,
+                       ConcurrentMap<SessionToken, Session> sessions,
                        Function<? super ResumableSession, ? extends Publisher<Void>> handler) {
         ServerHandshake handshake = new ServerHandshake(spec, role, sessions, handler);
         Link link = new Link(endpoint, handshake);

@@ -31,7 +31,7 @@ final class Session implements ResumableSession, Link.Listener {
 
     /** What a side does when the session loses its link, and when the session ends. */
     interface Role {
-        /** The link was lost; return what resuming runs on (a reconnect, an expiry timer), disposed on resume or end. */
+        /** The link was lost; returns what resuming runs on (reconnect, expiry timer), disposed on resume or end. */
         Disposable broken(Session session, TransportException why);
 
         void ended(Session session);
@@ -47,7 +47,7 @@ final class Session implements ResumableSession, Link.Listener {
         RESUME_OK
     }
 
-    /** Acknowledge within this when fewer than a batch were taken, so a sender of a few messages is not kept waiting. */
+    /** Acknowledge within this when fewer than a batch were taken: a sender of a few messages is not kept waiting. */
     private static final long ACK_DELAY_MILLIS = 2;
 
     private final SessionToken token;

@@ -104,7 +104,7 @@ class ResumeProtocolTest {
         BoundServer server = RivuletServer.create()
                 .bindAddress("local://resume-echo")
                 .handleResumable(ResumeSpec.defaults(), session -> session.send(session.receive()))  // echo
-                .doOnConnection(serverConnections::add)
+                .doOnConnection(serverConnections::add)   // each connection as it comes: a session may see several
                 .bindNow();
         ResumableSession session = RivuletClient.create()
                 .remoteAddress("local://resume-echo")
