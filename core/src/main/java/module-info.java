@@ -21,6 +21,7 @@ module dev.rivulet.core {
     exports dev.rivulet.core.local;
     exports dev.rivulet.core.memory;
     exports dev.rivulet.core.progress;
+    exports dev.rivulet.core.resume;
     exports dev.rivulet.core.security;
     exports dev.rivulet.core.spi;
 

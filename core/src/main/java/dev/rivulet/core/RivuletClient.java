@@ -2,6 +2,9 @@ package dev.rivulet.core;
 
 import dev.rivulet.core.error.ConnectTimeoutException;
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.resume.ResumableSession;
+import dev.rivulet.core.resume.ResumeConnector;
+import dev.rivulet.core.resume.ResumeSpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -9,6 +12,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -178,12 +182,32 @@ public final class RivuletClient {
                             .doOnError(e -> t.disposeLater().subscribe())
                             .doOnCancel(() -> t.disposeLater().subscribe()));
         });
+        connecting = closedIfAbandoned(connecting);
         if (connectTimeout != null) {
             Duration d = connectTimeout;
             connecting = connecting.timeout(d, Mono.error(() -> new ConnectTimeoutException(
                     "connecting to " + describeAddress() + " took longer than " + d)));
         }
         return connecting.doOnDiscard(Endpoint.class, Endpoint::dispose);
+    }
+
+    /**
+     * Lets a connection set-up that its subscriber abandoned (cancelled, or timed out) run to its end and closes what
+     * it made, instead of cancelling it half-way: a set-up cancelled on its blocking thread could leave a connection
+     * that both sides had already established open, unseen by anyone.
+     */
+    private static Mono<Endpoint> closedIfAbandoned(Mono<Endpoint> connecting) {
+        return Mono.create(sink -> {
+            AtomicBoolean abandoned = new AtomicBoolean();
+            sink.onCancel(() -> abandoned.set(true));
+            connecting.subscribe(ep -> {
+                if (abandoned.get()) {
+                    ep.dispose();
+                } else {
+                    sink.success(ep); // abandoned meanwhile: Mono.create discards it, and the discard hook closes it
+                }
+            }, sink::error, sink::success);
+        });
     }
 
     private String describeAddress() {
@@ -232,6 +256,18 @@ public final class RivuletClient {
             throw new InvalidRequestException("remoteAddress is not set");
         }
         return new ConnectionPool(connect(), describeAddress(), Objects.requireNonNull(settings, "settings"));
+    }
+
+    /**
+     * Connects and sets up a {@link ResumableSession}: a conversation of messages that outlives its connection. When
+     * the connection is lost the session connects again with this client's {@link #connect()} (backoff as
+     * {@code spec} says) and resumes: each message is delivered exactly once and in order across the break, as long as
+     * a connection comes back within {@link ResumeSpec#sessionTimeout()}; otherwise everything pending ends with
+     * {@link dev.rivulet.core.error.SessionExpiredException}. The server must serve with
+     * {@link RivuletServer#handleResumable}.
+     */
+    public Mono<ResumableSession> connectResumable(ResumeSpec spec) {
+        return ResumeConnector.connect(connect(), Objects.requireNonNull(spec, "spec"));
     }
 
     /** Blocking {@link #connect()} for main methods and tests. */

@@ -1,6 +1,9 @@
 package dev.rivulet.core;
 
 import dev.rivulet.core.error.InvalidRequestException;
+import dev.rivulet.core.resume.ResumableSession;
+import dev.rivulet.core.resume.ResumeAcceptor;
+import dev.rivulet.core.resume.ResumeSpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -108,6 +111,17 @@ public final class RivuletServer {
 
     public RivuletServer handle(Function<? super Endpoint, ? extends Publisher<Void>> handler) {
         return new RivuletServer(address, transport, resources, config, Objects.requireNonNull(handler), onConnection);
+    }
+
+    /**
+     * Serves {@link ResumableSession}s (clients connect with {@link RivuletClient#connectResumable}): {@code handler}
+     * gets each new session, which ends when the publisher it returns terminates. A session whose connection is lost
+     * is kept for {@link ResumeSpec#sessionTimeout()}, for its client to resume it on a new connection; a resume of a
+     * session this server does not hold is refused. {@link #doOnConnection} still sees each connection.
+     */
+    public RivuletServer handleResumable(ResumeSpec spec,
+                                         Function<? super ResumableSession, ? extends Publisher<Void>> handler) {
+        return handle(ResumeAcceptor.create(spec, handler));
     }
 
     public RivuletServer doOnConnection(Consumer<? super Endpoint> hook) {

@@ -36,8 +36,8 @@ class PublicSurfaceTest {
     /** What applications use; compatible across minor releases. */
     private static final Set<String> API = Set.of("dev.rivulet.core", "dev.rivulet.core.error",
             "dev.rivulet.core.interaction", "dev.rivulet.core.liveness", "dev.rivulet.core.local",
-            "dev.rivulet.core.memory", "dev.rivulet.core.progress", "dev.rivulet.core.security",
-            "dev.rivulet.core.spi");
+            "dev.rivulet.core.memory", "dev.rivulet.core.progress", "dev.rivulet.core.resume",
+            "dev.rivulet.core.security", "dev.rivulet.core.spi");
     /** What transports build on, Rivulet's and third parties': exported, but incubating. */
     private static final Set<String> SPI = Set.of("dev.rivulet.core.admission", "dev.rivulet.core.engine",
             "dev.rivulet.core.credit", "dev.rivulet.core.engine.wire", "dev.rivulet.core.remote",

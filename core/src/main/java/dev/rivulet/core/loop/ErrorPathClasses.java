@@ -29,6 +29,7 @@ import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.RemoteApplicationException;
 import dev.rivulet.core.error.RequestRejectedException;
 import dev.rivulet.core.error.ResourceClosedException;
+import dev.rivulet.core.error.SessionExpiredException;
 import dev.rivulet.core.error.Retryable;
 import dev.rivulet.core.error.TransportException;
 import dev.rivulet.core.error.TransportUnavailableException;
@@ -65,7 +66,8 @@ public final class ErrorPathClasses {
             OperationNotSupportedException.class, InsufficientResourcesException.class, HandshakeException.class,
             AuthenticationException.class, ConnectionRefusedException.class, ConnectTimeoutException.class,
             TransportUnavailableException.class, RemoteApplicationException.class,
-            RequestRejectedException.class, NotConnectedException.class, Retryable.class,
+            RequestRejectedException.class, NotConnectedException.class, SessionExpiredException.class,
+            Retryable.class,
             CloseReason.class, CloseReason.Kind.class,
             LoopFaults.class,
     };
