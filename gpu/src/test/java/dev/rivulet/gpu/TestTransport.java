@@ -33,6 +33,16 @@ record TestTransport(Supplier<Transport> opener, Supplier<String> addresses) {
         return Transports.open("libfabric", TransportConfig.defaults().option("fabric.provider", "tcp"));
     }, () -> "fabric://127.0.0.1:0?provider=tcp");
 
+    /**
+     * Rivulet's {@code shm://} between two endpoints of this process, each server at a name no other test or process
+     * binds. Where it cannot be used, opening one skips the test that asked, with the reason.
+     */
+    static final TestTransport SHM = new TestTransport(() -> {
+        Requirements.assume(Transports.provider("shm").map(TransportProvider::availability)
+                .orElse(Availability.no("no shm provider on the class path")), "shm");
+        return Transports.open("shm", TransportConfig.defaults());
+    }, () -> "shm://gpu-test-" + ProcessHandle.current().pid() + "-" + NAMES.incrementAndGet());
+
     /** {@code local} with {@code config}, each server at an address no other test binds. */
     static TestTransport local(TransportConfig config) {
         return new TestTransport(() -> Transports.open("local", config),

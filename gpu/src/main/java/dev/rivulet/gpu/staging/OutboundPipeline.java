@@ -392,8 +392,12 @@ final class OutboundPipeline {
                 if (!pushHeader(empty)) {
                     break;
                 }
-                empty.stream.complete();
+                // Off the queue before its stream completes: where the header's send completed already (a wire
+                // that writes small messages at once, as shm:// does), completing the stream ends the transfer
+                // here and now, and its end takes it out of the queue too; polling after that would drop the next
+                // message's chunk instead.
                 toHost.pollFirst();
+                empty.stream.complete();
                 work++;
                 continue;
             }
