@@ -423,6 +423,23 @@ public abstract class ResumeConformance {
     }
 
     @Test
+    void compareAndSwapSwapsOnlyFromTheExpectedValueAndSwapAlwaysBothEmittingThePreviousValue() {
+        MemorySegment word = arena.allocate(Long.BYTES, Long.BYTES);
+        RivuletServer.BoundServer server = serveWindow("resume-cas", ResumeSpec.defaults(), word,
+                new AtomicReference<>(), Access.REMOTE_ATOMIC);
+        ResumableSession session = client(server.address()).connectResumable(ResumeSpec.defaults()).block(TIMEOUT);
+        try {
+            SessionMemory handle = handleFrom(session);
+            StepVerifier.create(session.compareAndSwap(handle, 0, 7)).expectNext(0L).verifyComplete();
+            StepVerifier.create(session.compareAndSwap(handle, 0, 9)).expectNext(7L).verifyComplete(); // not 0: kept
+            StepVerifier.create(session.swap(handle, -1)).expectNext(7L).verifyComplete();
+            assertThat((long) WORD.getVolatile(word, 0L)).isEqualTo(-1);
+        } finally {
+            session.dispose();
+        }
+    }
+
+    @Test
     void anOperationOutsideItsWindowWithoutItsRightOrWithAForgedKeyIsRefusedTypedAndTheSessionGoesOn() {
         MemorySegment word = arena.allocate(64, Long.BYTES);
         RivuletServer.BoundServer server = serveWindow("resume-refused-ops", ResumeSpec.defaults(), word,

@@ -3,11 +3,11 @@ package dev.rivulet.core.resume;
 import dev.rivulet.core.engine.AtomicOp;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.memory.Access;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -21,9 +21,13 @@ import java.util.Map;
 final class Exposed {
 
     private final Map<Long, SessionWindow> windows = new HashMap<>();
-    /** Answer frames of the operations after {@link #acknowledged} up to {@link #applied}, by id modulo the window. */
-    private final byte[][] answers;
+    private final int window;
     private final int maxTransfer;
+    /**
+     * Answer frames of the operations after {@link #acknowledged} up to {@link #applied}, by id modulo the window;
+     * made on the first operation, as most sessions carry messages only.
+     */
+    private byte @Nullable [] @Nullable [] answers;
     private long lastWindow;
     /** The last operation applied. */
     private long applied;
@@ -31,7 +35,7 @@ final class Exposed {
     private long acknowledged;
 
     Exposed(int window, int maxTransfer) {
-        this.answers = new byte[window][];
+        this.window = window;
         this.maxTransfer = maxTransfer;
     }
 
@@ -54,16 +58,17 @@ final class Exposed {
             throw new CreditProtocolException("operation " + id + " arrived after " + applied + " were applied and "
                     + acknowledged + " answers acknowledged");
         }
+        byte[][] kept = answers != null ? answers : (answers = new byte[window][]);
         if (id <= applied) {
-            return answers[slot(id)]; // re-issued across a break that lost the answer
+            return kept[slot(id)]; // re-issued across a break that lost the answer
         }
-        if (id > acknowledged + answers.length) {
+        if (id > acknowledged + window) {
             throw new CreditProtocolException("operation " + id + " is beyond the window: " + acknowledged
-                    + " answers acknowledged, window " + answers.length);
+                    + " answers acknowledged, window " + window);
         }
         byte[] answer = apply(id, op);
         applied = id;
-        answers[slot(id)] = answer;
+        kept[slot(id)] = answer;
         return answer;
     }
 
@@ -72,7 +77,7 @@ final class Exposed {
         if (id > applied) {
             throw new CreditProtocolException("answers acknowledged up to " + id + ", but " + applied + " applied");
         }
-        for (long i = acknowledged + 1; i <= id; i++) {
+        for (long i = acknowledged + 1; i <= id && answers != null; i++) {
             answers[slot(i)] = null;
         }
         acknowledged = Math.max(acknowledged, id);
@@ -82,7 +87,7 @@ final class Exposed {
     void clear() {
         windows.values().forEach(SessionWindow::markWithdrawn);
         windows.clear();
-        Arrays.fill(answers, null);
+        answers = null;
     }
 
     /** Answers kept for operations that may be re-issued. */
@@ -91,7 +96,7 @@ final class Exposed {
     }
 
     private int slot(long id) {
-        return (int) (id % answers.length);
+        return (int) (id % window);
     }
 
     /**
