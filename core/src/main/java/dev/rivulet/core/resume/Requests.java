@@ -15,9 +15,10 @@ import java.util.function.Function;
 /**
  * The requesting half of a session's operations on the peer's windows: calls waiting for the window, and calls
  * numbered, written and kept until their answer arrives, to be re-issued on the next connection if it does not. The
- * window counts from the last answer acknowledged to the target, which keeps each answer until then: a call beyond it
- * waits here, unnumbered, and only a waiting call can be withdrawn (the target applies a numbered one whatever
- * happens). Answers arrive in the order the calls were numbered. Guarded by the session's lock.
+ * window counts from the last answer acknowledged to the target, which keeps each answer until then: a call beyond it,
+ * or made while the session has no connection, waits here unnumbered, and only a waiting call can be withdrawn (the
+ * target applies a numbered one whatever happens). Answers arrive in the order the calls were numbered. Guarded by
+ * the session's lock.
  */
 final class Requests {
 

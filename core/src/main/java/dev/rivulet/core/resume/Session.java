@@ -66,8 +66,8 @@ final class Session implements ResumableSession, Link.Listener {
     private final int maxPayload;
     private final Requests requests;
     private final Exposed exposed;
-    /** What names this session in the handles of its windows. */
-    private final long tag;
+    /** What names this session in the handles of its windows; 0 until first needed (most carry messages only). */
+    private volatile long tag;
     private @Nullable Link link;
     private @Nullable Disposable resuming;
     private boolean ended;
@@ -83,7 +83,6 @@ final class Session implements ResumableSession, Link.Listener {
         this.maxPayload = maxPayload;
         this.requests = new Requests(peerWindow);
         this.exposed = new Exposed(window, maxTransfer());
-        this.tag = token.tag();
     }
 
     SessionToken token() {
@@ -315,7 +314,7 @@ final class Session implements ResumableSession, Link.Listener {
             if (ended) {
                 throw new ResourceClosedException("the session has ended");
             }
-            SessionWindow window = new SessionWindow(this, tag, exposed.nextWindowId(), KEYS.nextLong(), memory,
+            SessionWindow window = new SessionWindow(this, tag(), exposed.nextWindowId(), KEYS.nextLong(), memory,
                     granted);
             exposed.add(window);
             return window;
@@ -380,7 +379,7 @@ final class Session implements ResumableSession, Link.Listener {
         if (target == null) {
             return Mono.error(new InvalidRequestException("the session memory handle is null"));
         }
-        if (target.session() != tag) {
+        if (target.session() != tag()) {
             return Mono.error(new RemoteAccessException("the session memory handle belongs to another session"));
         }
         if (target.length() < reach) {
@@ -433,6 +432,15 @@ final class Session implements ResumableSession, Link.Listener {
             link.send(Frames.answered(requests.answers().acknowledge()));
             requests.admit(link::send);
         }
+    }
+
+    private long tag() {
+        long t = tag;
+        if (t == 0) { // computing it twice at once is harmless: both get the same value
+            t = token.tag();
+            tag = t;
+        }
+        return t;
     }
 
     /** The largest put or get: what fits in a frame after an operation's header. */
