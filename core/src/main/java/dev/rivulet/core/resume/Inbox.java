@@ -14,18 +14,15 @@ import reactor.core.publisher.Sinks;
 final class Inbox {
 
     private final int window;
-    private final int ackEvery;
     private final Sinks.Many<byte[]> messages = Sinks.many().unicast().onBackpressureBuffer();
     /** The last position that arrived. */
     private long received;
-    /** The last position the application took. */
-    private long taken;
-    /** The last position acknowledged to the peer. */
-    private long acknowledged;
+    /** The last position the application took, and the last one acknowledged to the peer. */
+    private final AckCounter taken;
 
     Inbox(int window) {
         this.window = window;
-        this.ackEvery = Math.max(1, window / 4);
+        this.taken = new AckCounter(window);
     }
 
     int window() {
@@ -37,7 +34,7 @@ final class Inbox {
     }
 
     long taken() {
-        return taken;
+        return taken.reached();
     }
 
     Flux<byte[]> messages() {
@@ -51,9 +48,9 @@ final class Inbox {
         if (position != received + 1) {
             throw new CreditProtocolException("message " + position + " arrived after " + received);
         }
-        if (position > taken + window) {
-            throw new CreditProtocolException("message " + position + " is beyond the window: " + taken + " taken, "
-                    + "window " + window);
+        if (position > taken.reached() + window) {
+            throw new CreditProtocolException("message " + position + " is beyond the window: " + taken.reached()
+                    + " taken, window " + window);
         }
         received = position;
         messages.tryEmitNext(payload);
@@ -61,19 +58,18 @@ final class Inbox {
 
     /** The application took one more; whether enough were taken since the last acknowledgement to send one now. */
     boolean took() {
-        taken++;
-        return taken - acknowledged >= ackEvery;
+        taken.reach(taken.reached() + 1);
+        return taken.ackNow();
     }
 
     /** Whether something taken was not acknowledged yet. */
     boolean ackDue() {
-        return taken > acknowledged;
+        return taken.due();
     }
 
     /** Marks everything taken as acknowledged, returning the position to acknowledge. */
     long acknowledge() {
-        acknowledged = taken;
-        return taken;
+        return taken.acknowledge();
     }
 
     void complete() {

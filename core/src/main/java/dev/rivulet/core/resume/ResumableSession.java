@@ -1,10 +1,12 @@
 package dev.rivulet.core.resume;
 
+import dev.rivulet.core.memory.Access;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -20,6 +22,14 @@ import java.nio.charset.StandardCharsets;
  * {@link dev.rivulet.core.error.ResourceClosedException} and completes {@code receive()}; the peer's close completes
  * {@code receive()} after the last message and fails sends with {@code ResourceClosedException}; a session that could
  * not be resumed fails both with {@link dev.rivulet.core.error.SessionExpiredException}.
+ *
+ * <p>Each side can also {@linkplain #expose expose} memory to the other for the session's life, and run
+ * {@code put}, {@code get} and atomics on what the other exposed. These travel on the session's connections like
+ * messages: each is numbered, kept until answered (at most the peer's window of them; one beyond waits), issued again
+ * on the next connection if its answer was lost, and applied by the target's session exactly once (a repeat is
+ * answered from the answer kept for it). They are applied by the target's session thread, not by a NIC: the price of
+ * exactly once across a broken connection. Operations complete in the order they were called; they end, when the
+ * session ends, as sends do.
  */
 public interface ResumableSession extends Disposable {
 
@@ -46,6 +56,43 @@ public interface ResumableSession extends Disposable {
      * life; demand is the window's credit: the peer sends only as far ahead as this side's window past what was taken.
      */
     Flux<byte[]> receive();
+
+    /**
+     * Exposes {@code memory} to the peer for this session, with {@code rights} among {@link Access#REMOTE_READ}
+     * (its {@code get}), {@link Access#REMOTE_WRITE} ({@code put}) and {@link Access#REMOTE_ATOMIC} (atomics on
+     * 8-byte-aligned words, atomic with this side's own atomic accesses to them). Send the peer
+     * {@link SessionWindow#remote()}; it is valid in this session only, until the window is closed or the session
+     * ends. The memory stays the caller's and must stay alive while exposed; this session's thread reads and writes
+     * it while applying the peer's operations.
+     *
+     * @throws dev.rivulet.core.error.InvalidRequestException no rights, a right that is not remote, or write rights
+     *                                                         on read-only memory
+     * @throws dev.rivulet.core.error.ResourceClosedException the session has ended
+     */
+    SessionWindow expose(MemorySegment memory, Access... rights);
+
+    /**
+     * Writes {@code bytes} (a copy, taken on subscription) at the start of the peer's window {@code target}.
+     * Completes once the peer applied it, once, across any connection loss in between. Fails with
+     * {@link dev.rivulet.core.error.RemoteAccessException} when the peer refuses it (a window it withdrew, outside
+     * the window, a right not granted, a handle of another session), with
+     * {@link dev.rivulet.core.error.InvalidRequestException} for bytes longer than the handle, and with
+     * {@link dev.rivulet.core.error.MessageTooLargeException} past what one frame carries. Cancelling a call still
+     * waiting for the window withdraws it; one already issued is applied anyway.
+     */
+    Mono<Void> put(byte[] bytes, SessionMemory target);
+
+    /** Reads the peer's window {@code source} (all of its {@link SessionMemory#length()}), as {@link #put}. */
+    Mono<byte[]> get(SessionMemory source);
+
+    /** Adds {@code delta} to the 64-bit word at the start of {@code target} once; emits the previous value. */
+    Mono<Long> fetchAdd(SessionMemory target, long delta);
+
+    /** 64-bit compare-and-swap, once; emits the previous value (equal to {@code expected} when it swapped). */
+    Mono<Long> compareAndSwap(SessionMemory target, long expected, long desired);
+
+    /** 64-bit swap, once; emits the previous value. */
+    Mono<Long> swap(SessionMemory target, long value);
 
     /** Whether the session has a live connection right now (false while it is being resumed, and after it ended). */
     boolean isConnected();

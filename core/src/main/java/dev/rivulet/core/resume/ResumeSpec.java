@@ -14,7 +14,8 @@ import java.util.Objects;
  *       {@link dev.rivulet.core.error.SessionExpiredException}.</li>
  *   <li>{@code window} (256 messages): how many messages this side lets the peer send beyond what this side's
  *       application has taken. It bounds both the peer's replay memory (what it keeps until acknowledged) and this
- *       side's queue of messages not yet taken.</li>
+ *       side's queue of messages not yet taken; likewise, how many of the peer's operations on this side's windows
+ *       may be unanswered, and so how many answers this side keeps for them.</li>
  *   <li>{@code reconnectBackoff} (10 ms doubling to 1 s, client side): the waits between attempts to connect
  *       again.</li>
  * </ul>

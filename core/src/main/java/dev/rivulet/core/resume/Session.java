@@ -3,9 +3,11 @@ package dev.rivulet.core.resume;
 import dev.rivulet.core.error.CreditProtocolException;
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.MessageTooLargeException;
+import dev.rivulet.core.error.RemoteAccessException;
 import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.SessionExpiredException;
 import dev.rivulet.core.error.TransportException;
+import dev.rivulet.core.memory.Access;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
@@ -15,11 +17,16 @@ import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A session of either side: its two halves ({@link Outbox}, {@link Inbox}), the link it runs on now, and how it ends.
@@ -49,6 +56,7 @@ final class Session implements ResumableSession, Link.Listener {
 
     /** Acknowledge within this when fewer than a batch were taken: a sender of a few messages is not kept waiting. */
     private static final long ACK_DELAY_MILLIS = 2;
+    private static final SecureRandom KEYS = new SecureRandom();
 
     private final SessionToken token;
     private final Role role;
@@ -56,6 +64,10 @@ final class Session implements ResumableSession, Link.Listener {
     private final Inbox inbox;
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final int maxPayload;
+    private final Requests requests;
+    private final Exposed exposed;
+    /** What names this session in the handles of its windows; 0 until first needed (most carry messages only). */
+    private volatile long tag;
     private @Nullable Link link;
     private @Nullable Disposable resuming;
     private boolean ended;
@@ -69,6 +81,8 @@ final class Session implements ResumableSession, Link.Listener {
         this.outbox = new Outbox(peerWindow);
         this.inbox = new Inbox(window);
         this.maxPayload = maxPayload;
+        this.requests = new Requests(peerWindow);
+        this.exposed = new Exposed(window, maxTransfer());
     }
 
     SessionToken token() {
@@ -105,6 +119,7 @@ final class Session implements ResumableSession, Link.Listener {
             outbox.taken(peerTaken, done);
             outbox.replay(peerReceived, next::send);
             outbox.admit(next::send);
+            requests.attach(next::send);
             if (inbox.ackDue()) { // taken since the handshake's positions were read, or acknowledged on the lost link
                 next.send(Frames.ack(inbox.acknowledge()));
             }
@@ -148,6 +163,21 @@ final class Session implements ResumableSession, Link.Listener {
                     outbox.admit(from::send);
                 }
                 done.forEach(MonoSink::success);
+            }
+            case Frames.OP -> {
+                synchronized (this) {
+                    if (from == link) {
+                        from.send(exposed.arrived(body.getLong(), body));
+                    }
+                }
+            }
+            case Frames.ANSWER -> answered(from, body);
+            case Frames.ANSWERED -> {
+                synchronized (this) {
+                    if (from == link) {
+                        exposed.acknowledged(body.getLong());
+                    }
+                }
             }
             case Frames.CLOSE -> {
                 if (from == currentLink()) {
@@ -229,20 +259,35 @@ final class Session implements ResumableSession, Link.Listener {
         synchronized (this) {
             if (inbox.took()) {
                 acknowledge();
-            } else if (!ackScheduled) {
-                ackScheduled = true;
-                schedule = true;
+            } else {
+                schedule = ackLater();
             }
         }
         if (schedule) {
-            Schedulers.parallel().schedule(this::delayedAck, ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            scheduleAck();
         }
+    }
+
+    /** Whether an acknowledgement must be scheduled (none is yet); the caller schedules it once out of the lock. */
+    private boolean ackLater() {
+        if (ackScheduled) {
+            return false;
+        }
+        ackScheduled = true;
+        return true;
+    }
+
+    private void scheduleAck() {
+        Schedulers.parallel().schedule(this::delayedAck, ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private synchronized void delayedAck() {
         ackScheduled = false;
         if (inbox.ackDue()) {
             acknowledge();
+        }
+        if (requests.answers().due()) {
+            acknowledgeAnswers();
         }
     }
 
@@ -251,6 +296,156 @@ final class Session implements ResumableSession, Link.Listener {
         if (link != null && !ended) {
             link.send(Frames.ack(inbox.acknowledge()));
         }
+    }
+
+    // ---- operations on the peer's windows, and this side's windows --------------------------------------------
+
+    @Override
+    public SessionWindow expose(MemorySegment memory, Access... rights) {
+        Set<Access> granted = Access.setOf(rights);
+        if (memory == null || !Access.REMOTE.containsAll(granted)) {
+            throw new InvalidRequestException("expose memory with remote rights only, got " + granted
+                    + (memory == null ? " and no memory" : ""));
+        }
+        if (memory.isReadOnly() && !Set.of(Access.REMOTE_READ).containsAll(granted)) {
+            throw new InvalidRequestException("read-only memory can only be exposed for remote reads");
+        }
+        synchronized (this) {
+            if (ended) {
+                throw new ResourceClosedException("the session has ended");
+            }
+            SessionWindow window = new SessionWindow(this, tag(), exposed.nextWindowId(), KEYS.nextLong(), memory,
+                    granted);
+            exposed.add(window);
+            return window;
+        }
+    }
+
+    synchronized void withdraw(SessionWindow window) {
+        exposed.withdraw(window);
+    }
+
+    @Override
+    public Mono<Void> put(byte[] bytes, SessionMemory target) {
+        if (bytes == null) {
+            return Mono.error(new InvalidRequestException("bytes are null"));
+        }
+        if (bytes.length > maxTransfer()) {
+            return Mono.error(new MessageTooLargeException("a put of " + bytes.length + " bytes is larger than the "
+                    + "session's limit of " + maxTransfer()));
+        }
+        return call(target, bytes.length, () -> Frames.request(Frames.PUT, target, bytes.length).put(bytes),
+                answer -> null);
+    }
+
+    @Override
+    public Mono<byte[]> get(SessionMemory source) {
+        if (source != null && source.length() > maxTransfer()) {
+            return Mono.error(new MessageTooLargeException("a get of " + source.length() + " bytes is larger than "
+                    + "the session's limit of " + maxTransfer()));
+        }
+        return call(source, 0, () -> Frames.request(Frames.GET, source, Integer.BYTES).putInt((int) source.length()),
+                answer -> {
+                    byte[] read = new byte[answer.remaining()];
+                    answer.get(read);
+                    return read;
+                });
+    }
+
+    @Override
+    public Mono<Long> fetchAdd(SessionMemory target, long delta) {
+        return call(target, Long.BYTES, () -> Frames.request(Frames.FETCH_ADD, target, Long.BYTES).putLong(delta),
+                ByteBuffer::getLong);
+    }
+
+    @Override
+    public Mono<Long> compareAndSwap(SessionMemory target, long expected, long desired) {
+        return call(target, Long.BYTES, () -> Frames.request(Frames.COMPARE_SWAP, target, 2 * Long.BYTES)
+                .putLong(expected).putLong(desired), ByteBuffer::getLong);
+    }
+
+    @Override
+    public Mono<Long> swap(SessionMemory target, long value) {
+        return call(target, Long.BYTES, () -> Frames.request(Frames.SWAP, target, Long.BYTES).putLong(value),
+                ByteBuffer::getLong);
+    }
+
+    /**
+     * One operation on the peer's window {@code target}, which must reach at least {@code reach} bytes: checked here
+     * against the handle (the target checks again against its window), then queued for the window of operations.
+     */
+    private <T> Mono<T> call(SessionMemory target, long reach, Supplier<ByteBuffer> frame,
+                             Function<ByteBuffer, @Nullable T> result) {
+        if (target == null) {
+            return Mono.error(new InvalidRequestException("the session memory handle is null"));
+        }
+        if (target.session() != tag()) {
+            return Mono.error(new RemoteAccessException("the session memory handle belongs to another session"));
+        }
+        if (target.length() < reach) {
+            return Mono.error(new InvalidRequestException("the operation reaches " + reach + " bytes, the handle "
+                    + target.length()));
+        }
+        return Mono.create(sink -> {
+            Requests.Call<T> call = new Requests.Call<>(frame.get().array(), sink, result);
+            sink.onCancel(() -> {
+                synchronized (this) {
+                    requests.withdraw(sink);
+                }
+            });
+            synchronized (this) {
+                if (!ended) {
+                    requests.offer(call);
+                    if (link != null) {
+                        requests.admit(link::send);
+                    }
+                    return;
+                }
+            }
+            sink.error(new ResourceClosedException("the session has ended"));
+        });
+    }
+
+    private void answered(Link from, ByteBuffer body) {
+        Requests.Call<?> done;
+        boolean schedule = false;
+        synchronized (this) {
+            if (from != link) {
+                return;
+            }
+            done = requests.answered(body.getLong());
+            if (requests.answers().ackNow()) {
+                acknowledgeAnswers();
+            } else {
+                schedule = ackLater();
+            }
+        }
+        if (schedule) {
+            scheduleAck();
+        }
+        done.answered(body);
+    }
+
+    /** Tells the target which answers arrived (it drops them) and admits the calls that frees; only while linked. */
+    private void acknowledgeAnswers() {
+        if (link != null && !ended) {
+            link.send(Frames.answered(requests.answers().acknowledge()));
+            requests.admit(link::send);
+        }
+    }
+
+    private long tag() {
+        long t = tag;
+        if (t == 0) { // computing it twice at once is harmless: both get the same value
+            t = token.tag();
+            tag = t;
+        }
+        return t;
+    }
+
+    /** The largest put or get: what fits in a frame after an operation's header. */
+    private int maxTransfer() {
+        return maxPayload - (Frames.OP_HEADER - Frames.DATA_HEADER);
     }
 
     private Consumer<byte[]> writer() {
@@ -271,6 +466,21 @@ final class Session implements ResumableSession, Link.Listener {
     /** Messages kept for a replay right now. */
     synchronized int kept() {
         return outbox.keptCount();
+    }
+
+    /** Operations on the peer's windows numbered and not answered yet (at most the peer's window). */
+    synchronized int operationsInFlight() {
+        return requests.inFlightCount();
+    }
+
+    /** Operations on the peer's windows waiting for the window or a connection. */
+    synchronized int operationsWaiting() {
+        return requests.waitingCount();
+    }
+
+    /** Answers to the peer's operations kept until it acknowledges them. */
+    synchronized int keptAnswers() {
+        return exposed.keptAnswers();
     }
 
     @Override
@@ -306,6 +516,7 @@ final class Session implements ResumableSession, Link.Listener {
      */
     private boolean end(TransportException sendError, @Nullable TransportException failure) {
         List<MonoSink<Void>> pending = new ArrayList<>();
+        List<Requests.Call<?>> calls = new ArrayList<>();
         synchronized (this) {
             if (ended) {
                 return false;
@@ -314,6 +525,8 @@ final class Session implements ResumableSession, Link.Listener {
             link = null;
             stopResuming();
             outbox.drain(pending);
+            requests.drain(calls);
+            exposed.clear();
             if (failure == null) {
                 inbox.complete();
             } else {
@@ -321,6 +534,7 @@ final class Session implements ResumableSession, Link.Listener {
             }
         }
         pending.forEach(s -> s.error(sendError));
+        calls.forEach(c -> c.fail(sendError));
         if (failure == null) {
             closed.tryEmitEmpty();
         } else {

@@ -1,6 +1,8 @@
 package dev.rivulet.core.resume;
 
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 /**
@@ -24,6 +26,20 @@ record SessionToken(long high, long low) {
 
     void write(ByteBuffer to) {
         to.putLong(high).putLong(low);
+    }
+
+    /**
+     * A name for the session that both sides know and that may be shown (it is in every {@link SessionMemory}
+     * handle): 64 bits of the token's SHA-256, from which the token cannot be found.
+     */
+    long tag() {
+        ByteBuffer b = ByteBuffer.allocate(BYTES);
+        write(b);
+        try {
+            return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(b.array())).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     /** Never the value: a token in a log would let its reader take the session over. */
