@@ -178,10 +178,14 @@ public abstract class ResumeConformance {
     }
 
     @Test
-    void aResumeAfterTheServerExpiredTheSessionIsRefusedTyped() {
+    void aResumeAfterTheServerExpiredTheSessionIsRefusedTyped() throws InterruptedException {
         AtomicBoolean away = new AtomicBoolean();
+        AtomicReference<ResumableSession> atServer = new AtomicReference<>();
         RivuletServer.BoundServer server = serve(bindAddress("resume-refused"),
-                ResumeSpec.defaults().sessionTimeout(Duration.ofMillis(200)), s -> s.receive().then());
+                ResumeSpec.defaults().sessionTimeout(Duration.ofMillis(200)), s -> {
+                    atServer.set(s);
+                    return s.receive().then();
+                });
         String address = server.address();
         ResumableSession session = RivuletClient.create()
                 .remoteAddress(() -> away.get() ? bindAddress("resume-nobody-here") : address)
@@ -189,9 +193,15 @@ public abstract class ResumeConformance {
                 .connectResumable(ResumeSpec.defaults().sessionTimeout(Duration.ofSeconds(30))
                         .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(100)))
                 .block(TIMEOUT);
+        await(() -> atServer.get() != null, "the server's side of the session began");
         away.set(true);
         clientConnections.getLast().dispose(); // the client cannot come back until the server has expired it
-        Mono.delay(Duration.ofMillis(600)).then(Mono.fromRunnable(() -> away.set(false))).subscribe();
+        // Let it back only once the server's side has ended (not after a fixed time: on a busy machine the server
+        // may notice the loss late, and a client back before the expiry would rightly be resumed).
+        atServer.get().onClose()
+                .onErrorResume(SessionExpiredException.class, e -> Mono.empty())
+                .doFinally(signal -> away.set(false))
+                .subscribe();
         StepVerifier.create(session.onClose())
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(SessionExpiredException.class)
                         .hasMessageContaining("refused"))
