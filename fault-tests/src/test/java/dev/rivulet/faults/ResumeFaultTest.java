@@ -228,9 +228,10 @@ class ResumeFaultTest extends NamespaceScenario {
 
     /**
      * Answers TCP segments arriving at the server with resets until the client's session has lost its connection,
-     * then lifts the rule; returns when the rule's removal was issued. The rule stays that long because over libfabric a reset of
-     * the provider's data connection alone is not noticed: only the bootstrap channel's next heartbeat (within a
-     * heartbeat interval) meets a reset and ends the endpoint.
+     * then lifts the rule; returns when the rule's removal was issued. The rule stays that long so that every reset
+     * ends the connection on every transport: over libfabric, whose heartbeats travel on the bootstrap channel beside
+     * the provider's data connection, a rule lifted as soon as it had answered one segment once left the stream
+     * stalled with no end noticed for 30 s.
      */
     private long resetOnce(ResumeFaultSession s) {
         Firewall firewall = net.server().firewall();
