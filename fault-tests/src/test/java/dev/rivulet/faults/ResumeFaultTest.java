@@ -26,10 +26,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <ul>
  *   <li>A partition (everything to and from the server's veth dropped) for {@link #FAULT_MS}, the client's link down
- *       for as long, or a TCP reset (nftables {@code reject with tcp reset} on the server's side, removed once it has
- *       answered a segment) every {@link #RESET_EVERY_MS} until the stream ends: the session resumes after each, the
- *       stream completes, and the server's application took exactly the messages sent, each the next in sequence,
- *       of the right size, its CRC32C intact.</li>
+ *       for as long, or a TCP reset (nftables {@code reject with tcp reset} on the server's side, removed once the
+ *       client's session has lost its connection) every {@link #RESET_EVERY_MS} until the stream ends: the session
+ *       resumes after each (after the partition and the cut, whose silence only liveness can notice, its connection
+ *       must have ended within the peer timeout), the stream completes, and the server's application took exactly
+ *       the messages sent, each the next in sequence, of the right size, its CRC32C intact.</li>
  *   <li>The client's link down past the server's session timeout ({@link #SHORT_SESSION_TIMEOUT_MS}; the client's
  *       own is long): the server's session expires, and when the link is back the client's resume is refused, so its
  *       session ends with {@code SessionExpiredException}, as do its pending sends and its {@code receive()}.</li>
