@@ -210,6 +210,49 @@ public abstract class ResumeConformance {
     }
 
     @Test
+    void aResumeReplaysExactlyWhatThePeerLackedAndCountsIt() throws Exception {
+        int lacked = 20;
+        AtomicBoolean away = new AtomicBoolean();
+        List<byte[]> atServer = new CopyOnWriteArrayList<>();
+        AtomicReference<ResumableSession> serverSide = new AtomicReference<>();
+        RivuletServer.BoundServer server = serve(bindAddress("resume-replay"), ResumeSpec.defaults(), s -> {
+            serverSide.set(s);
+            return s.receive().doOnNext(atServer::add).then();
+        });
+        String address = server.address();
+        ResumableSession session = RivuletClient.create()
+                .remoteAddress(() -> away.get() ? bindAddress("resume-replay-nobody-here") : address)
+                .doOnConnected(clientConnections::add)
+                .connectResumable(ResumeSpec.defaults().reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(50)))
+                .block(TIMEOUT);
+        try {
+            session.send(message(0)).block(TIMEOUT); // taken and acknowledged: nothing of it is left to replay
+            away.set(true);
+            clientConnections.getLast().dispose();
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (session.isConnected()) {
+                assertThat(System.nanoTime()).as("the session noticed the break").isLessThan(deadline);
+                Thread.sleep(1);
+            }
+            // Positioned and kept while there is no connection: the server lacks every one of them when it resumes.
+            CompletableFuture<Void> sending = session.send(Flux.range(1, lacked).map(ResumeConformance::message))
+                    .toFuture();
+            away.set(false);
+            sending.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(session.resumes()).isOne();
+            assertThat(session.replayed()).as("messages the client replayed").isEqualTo(lacked);
+            assertThat(serverSide.get().replayed()).as("messages the server replayed").isZero();
+            assertThat(atServer).hasSize(lacked + 1);
+            for (int i = 0; i <= lacked; i++) {
+                assertThat(atServer.get(i)).as("message %d", i).isEqualTo(message(i));
+            }
+        } finally {
+            session.dispose();
+        }
+    }
+
+    @Test
     void aRestartedServerIsANewSessionNotAResume() {
         String address = bindAddress("resume-restart");
         RivuletServer.BoundServer first = serve(address, ResumeSpec.defaults(), s -> s.receive().then());

@@ -134,7 +134,8 @@ final class FaultSession implements AutoCloseable {
         assertThat(created).as("files this scenario's processes left in /dev/shm").isEmpty();
     }
 
-    private static Set<String> shmFiles() {
+    /** The names of the files in /dev/shm now. */
+    static Set<String> shmFiles() {
         try (Stream<Path> files = Files.list(Path.of("/dev/shm"))) {
             return files.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.rivulet.faults;
 
 import dev.rivulet.core.memory.Buffer;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -19,9 +20,14 @@ final class StreamChecker {
 
     /** Checks {@code b} (does not release it). */
     void check(Buffer b) {
-        String problem = StreamMessages.problem(b.segment(), next);
+        check(b.segment());
+    }
+
+    /** Checks one message's bytes (a pooled buffer's segment, or a heap array's). */
+    void check(MemorySegment message) {
+        String problem = StreamMessages.problem(message, next);
         count++;
-        bytes += b.length();
+        bytes += message.byteSize();
         if (problem == null) {
             next++;
             return;
@@ -30,7 +36,7 @@ final class StreamChecker {
         if (firstProblem == null) {
             firstProblem = problem;
         }
-        next = b.length() >= 8 ? b.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0) + 1 : next + 1;
+        next = message.byteSize() >= 8 ? message.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) + 1 : next + 1;
     }
 
     long count() {

@@ -39,7 +39,10 @@
  * {@link dev.rivulet.faults.PartitionTest} (a 2 s partition that heals, and one that outlasts a 1 s peer timeout),
  * {@link dev.rivulet.faults.LinkCutTest} (the link down in the middle of a large put, back within or after the
  * timeout), {@link dev.rivulet.faults.SlowLinkTest} (a slow but healthy link, the control for the cut),
- * {@link dev.rivulet.faults.PeerDeathTest} (the peer killed, stopped, or its connection reset mid-stream). Each
+ * {@link dev.rivulet.faults.PeerDeathTest} (the peer killed, stopped, or its connection reset mid-stream),
+ * {@link dev.rivulet.faults.ResumeFaultTest} (a resumable session carrying 10^6 messages across a partition, a link
+ * cut and repeated resets, and a resume refused after the server expired the session; its child JVMs are
+ * {@link dev.rivulet.faults.ResumePeer} and {@link dev.rivulet.faults.ResumeClient}). Each
  * prints its timings and throughput ({@link dev.rivulet.faults.FaultReport}, also in
  * {@code target/fault-report.txt}).
  */

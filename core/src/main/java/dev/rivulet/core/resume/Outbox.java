@@ -79,13 +79,19 @@ final class Outbox {
         }
     }
 
-    /** Writes again, in order, what the peer did not receive before the break: everything after {@code received}. */
-    void replay(long received, Consumer<byte[]> write) {
+    /**
+     * Writes again, in order, what the peer did not receive before the break: everything after {@code received}.
+     * Returns how many messages that was.
+     */
+    int replay(long received, Consumer<byte[]> write) {
+        int written = 0;
         for (Kept k : kept) {
             if (k.position > received) {
                 write.accept(k.frame);
+                written++;
             }
         }
+        return written;
     }
 
     /** Every subscriber still waiting for a send to finish, which the session's end fails. */

@@ -100,6 +100,12 @@ public interface ResumableSession extends Disposable {
     /** How many times the session was resumed on a new connection. */
     long resumes();
 
+    /**
+     * How many messages this side replayed when the session resumed: each one the peer had not received when its
+     * connection broke (lost with it, or sent while there was none), counted once per resume that wrote it again.
+     */
+    long replayed();
+
     /** Completes when the session ended by a close of either side; fails with why it ended otherwise. */
     Mono<Void> onClose();
 

@@ -74,6 +74,7 @@ final class Session implements ResumableSession, Link.Listener {
     private boolean ackScheduled;
     private boolean linkedOnce;
     private long resumes;
+    private long replayed;
 
     Session(SessionToken token, Role role, int window, int peerWindow, int maxPayload) {
         this.token = token;
@@ -117,7 +118,7 @@ final class Session implements ResumableSession, Link.Listener {
                 case NONE -> { }
             }
             outbox.taken(peerTaken, done);
-            outbox.replay(peerReceived, next::send);
+            replayed += outbox.replay(peerReceived, next::send);
             outbox.admit(next::send);
             requests.attach(next::send);
             if (inbox.ackDue()) { // taken since the handshake's positions were read, or acknowledged on the lost link
@@ -461,6 +462,11 @@ final class Session implements ResumableSession, Link.Listener {
     @Override
     public synchronized long resumes() {
         return resumes;
+    }
+
+    @Override
+    public synchronized long replayed() {
+        return replayed;
     }
 
     /** Messages kept for a replay right now. */

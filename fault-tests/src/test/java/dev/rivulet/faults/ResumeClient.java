@@ -1,0 +1,177 @@
+package dev.rivulet.faults;
+
+import dev.rivulet.core.RivuletClient;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.Buffer;
+import dev.rivulet.core.memory.LeakDetector;
+import dev.rivulet.core.resume.ResumableSession;
+import dev.rivulet.core.resume.ResumeSpec;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The connecting side of a resumable-session scenario ({@link ResumeFaultTest}), a JVM of its own inside the client
+ * namespace, driven by the test through stdin. Arguments: the {@link dev.rivulet.core.spi.TransportProvider} class,
+ * the session timeout in milliseconds, then transport options as {@code key=value}.
+ *
+ * <p>Commands (each answered asynchronously; {@code timeout} is a guard in milliseconds after which the operation is
+ * reported as {@code TIMEOUT}):
+ * <pre>
+ * CONNECT address=.. timeout=..    CONNECTED at=..  |  FAILED command=CONNECT error=..; then, while the session lasts:
+ *                                  DISCONNECTED at=..  each time it lost its connection (seen by polling),
+ *                                  RESUMED resumes=.. at=..  each time it resumed on a new connection,
+ *                                  RECEIVE end=complete|ExceptionName count=.. at=..  when its receive() ends,
+ *                                  ENDED end=OK|ExceptionName resumes=.. replayed=.. at=.. -- why  when it ends
+ * STREAM n=.. timeout=..           PROGRESS op=stream queued=.. (ten times), then
+ *                                  STREAM end=OK|ExceptionName queued=.. bytes=.. ms=.. at=.. -- why
+ * CLOSE                            CLOSED end=OK|.. at=..
+ * BASELINE / HEALTH                {@link ProcessHealth}
+ * QUIT
+ * </pre>
+ * Every message is a {@link StreamMessages} message, sent on the session as a byte array.
+ */
+public final class ResumeClient {
+
+    /**
+     * How long one connection attempt may take, instead of the transport's 10 s: a connect made while the network is
+     * partitioned waits on SYN retransmissions (1 s, then 3 s apart), and given up after this the session tries again
+     * with its backoff, so it resumes soon after the network heals rather than on the kernel's schedule. A first
+     * connect over libfabric in a fresh JVM takes most of a second.
+     */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /** The session's waits between attempts to connect again: short, so the time to resume is the network's. */
+    private static final Duration MIN_BACKOFF = Duration.ofMillis(10);
+    private static final Duration MAX_BACKOFF = Duration.ofMillis(250);
+    /** How often the session's connection and resume count are looked at, for the lines' timestamps. */
+    private static final long WATCH_EVERY_MS = 2;
+
+    private final PeerConsole console = new PeerConsole();
+    private final Transport transport;
+    private final ResumeSpec spec;
+    /** Guard timeouts and the resume watch run here, not on Reactor's shared parallel pool. */
+    private final Scheduler timer = Schedulers.newSingle("fault-timer");
+    private volatile ResumableSession session;
+
+    private ResumeClient(Transport transport, ResumeSpec spec) {
+        this.transport = transport;
+        this.spec = spec;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: ResumeClient <provider class> <session timeout ms> [key=value ...]");
+            System.exit(2);
+        }
+        LeakDetector.enable();
+        new PeerConsole().say("PID", "pid", ProcessHandle.current().pid());
+        ResumeSpec spec = ResumeSpec.defaults().sessionTimeout(Duration.ofMillis(Long.parseLong(args[1])))
+                .reconnectBackoff(MIN_BACKOFF, MAX_BACKOFF);
+        ResumeClient client = new ResumeClient(ChildArgs.openTransport(args, 2), spec);
+        client.console.say("READY");
+        client.console.serve(client::command);
+    }
+
+    private void command(Line c) {
+        switch (c.kind()) {
+            case "CONNECT" -> RivuletClient.create()
+                    .runOn(transport)
+                    .remoteAddress(c.get("address"))
+                    .connectTimeout(CONNECT_TIMEOUT)
+                    .connectResumable(spec)
+                    .timeout(guard(c), timer)
+                    .subscribe(this::connected, e -> console.say(Line.format("FAILED", "command", "CONNECT",
+                            "error", PeerConsole.errorName(e)) + " -- " + PeerConsole.message(e)));
+            case "STREAM" -> stream(c.getLong("n"), guard(c));
+            case "CLOSE" -> {
+                ResumableSession s = session;
+                s.dispose();
+                s.onClose().timeout(Duration.ofSeconds(10), timer).subscribe(null,
+                        err -> console.say("CLOSED", "end", PeerConsole.errorName(err), "at", PeerConsole.now()),
+                        () -> console.say("CLOSED", "end", "OK", "at", PeerConsole.now()));
+            }
+            case "BASELINE" -> console.say(ProcessHealth.baseline(transport).line(c.kind()));
+            case "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
+            case "QUIT" -> {
+                transport.dispose();
+                transport.onDispose().block(Duration.ofSeconds(10));
+                System.exit(0);
+            }
+            default -> throw new IllegalArgumentException("unknown command " + c.kind());
+        }
+    }
+
+    private static Duration guard(Line c) {
+        return Duration.ofMillis(Long.parseLong(c.getOr("timeout", "60000")));
+    }
+
+    /** Reports, for the session's life, each loss and resume, how its receive() ended, and how it ended. */
+    private void connected(ResumableSession s) {
+        session = s;
+        console.say("CONNECTED", "at", PeerConsole.now());
+        AtomicLong reported = new AtomicLong();
+        AtomicBoolean linked = new AtomicBoolean(true);
+        Disposable watch = timer.schedulePeriodically(() -> {
+            boolean connected = s.isConnected();
+            if (linked.getAndSet(connected) && !connected && !s.isDisposed()) {
+                console.say("DISCONNECTED", "at", PeerConsole.now());
+            }
+            long resumes = s.resumes();
+            if (resumes > reported.get()) {
+                reported.set(resumes);
+                console.say("RESUMED", "resumes", resumes, "at", PeerConsole.now());
+            }
+        }, WATCH_EVERY_MS, WATCH_EVERY_MS, TimeUnit.MILLISECONDS);
+        AtomicLong received = new AtomicLong();
+        s.receive().subscribe(m -> received.incrementAndGet(),
+                e -> console.say("RECEIVE", "end", PeerConsole.errorName(e), "count", received.get(),
+                        "at", PeerConsole.now()),
+                () -> console.say("RECEIVE", "end", "complete", "count", received.get(), "at", PeerConsole.now()));
+        s.onClose().doFinally(x -> watch.dispose()).subscribe(null,
+                e -> console.say(Line.format("ENDED", "end", PeerConsole.errorName(e), "resumes", s.resumes(),
+                        "replayed", s.replayed(), "at", PeerConsole.now()) + " -- " + PeerConsole.message(e)),
+                () -> console.say("ENDED", "end", "OK", "resumes", s.resumes(), "replayed", s.replayed(),
+                        "at", PeerConsole.now()));
+    }
+
+    private void stream(long n, Duration guard) {
+        ResumableSession s = session;
+        long start = System.nanoTime();
+        long progressEvery = Math.max(1, n / 10);
+        AtomicLong queued = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        Flux<byte[]> messages = Flux.generate(() -> 0L, (seq, sink) -> {
+            sink.next(message(seq));
+            long done = queued.incrementAndGet();
+            if (done % progressEvery == 0) {
+                console.say("PROGRESS", "op", "stream", "queued", done, "at", PeerConsole.now());
+            }
+            if (seq + 1 == n) {
+                sink.complete();
+            }
+            return seq + 1;
+        });
+        s.send(messages.doOnNext(m -> bytes.addAndGet(m.length))).timeout(guard, timer).subscribe(null,
+                err -> console.say(Line.format("STREAM", "end", PeerConsole.errorName(err), "queued", queued.get(),
+                        "bytes", bytes.get(), "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now())
+                        + " -- " + PeerConsole.message(err)),
+                () -> console.say("STREAM", "end", "OK", "queued", queued.get(), "bytes", bytes.get(),
+                        "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now()));
+    }
+
+    /** Message {@code seq} as the session sends it: a copy of the pooled one the other scenarios send. */
+    private byte[] message(long seq) {
+        Buffer b = StreamMessages.make(transport.memory(), seq);
+        try {
+            return b.toArray();
+        } finally {
+            b.release();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.rivulet.faults;
+
+import dev.rivulet.core.RivuletServer;
+import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.LeakDetector;
+import dev.rivulet.core.resume.ResumableSession;
+import dev.rivulet.core.resume.ResumeSpec;
+import reactor.core.publisher.Mono;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The serving side of a resumable-session scenario ({@link ResumeFaultTest}), a JVM of its own inside the server
+ * namespace. Arguments: the {@link dev.rivulet.core.spi.TransportProvider} class, the address to bind, the session
+ * timeout in milliseconds, then transport options as {@code key=value}.
+ *
+ * <p>Serves resumable sessions ({@link RivuletServer#handleResumable}) and checks each session's incoming messages
+ * with a {@link StreamChecker} as its application takes them. Lines on stdout:
+ * <pre>
+ * PID pid=..                     at start
+ * ADDRESS address=..             listening
+ * READY
+ * SESSION id=.. at=..            a new session (not a resumed one)
+ * RECEIVED id=.. count=.. bytes=.. bad=.. end=complete|ExceptionName resumes=.. replayed=.. at=.. -- first problem
+ * ENDED id=.. end=OK|ExceptionName at=.. -- why    the session ended, whichever side ended it
+ * BASELINE / HEALTH ...          answer to the command of that name ({@link ProcessHealth})
+ * </pre>
+ * and {@code QUIT} disposes the transport and exits.
+ */
+public final class ResumePeer {
+
+    private final PeerConsole console = new PeerConsole();
+    private final AtomicInteger ids = new AtomicInteger();
+    private final Transport transport;
+    private final ResumeSpec spec;
+
+    private ResumePeer(Transport transport, ResumeSpec spec) {
+        this.transport = transport;
+        this.spec = spec;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: ResumePeer <provider class> <bind address> <session timeout ms> "
+                    + "[key=value ...]");
+            System.exit(2);
+        }
+        LeakDetector.enable();
+        new PeerConsole().say("PID", "pid", ProcessHandle.current().pid());
+        ResumeSpec spec = ResumeSpec.defaults().sessionTimeout(Duration.ofMillis(Long.parseLong(args[2])));
+        new ResumePeer(ChildArgs.openTransport(args, 3), spec).run(args[1]);
+    }
+
+    private void run(String bindAddress) {
+        RivuletServer.BoundServer server = RivuletServer.create()
+                .bindAddress(bindAddress)
+                .runOn(transport)
+                .handleResumable(spec, this::serve)
+                .bindNow(Duration.ofSeconds(20));
+        console.say("ADDRESS", "address", server.address());
+        console.say("READY");
+        console.serve(this::command);
+    }
+
+    private Mono<Void> serve(ResumableSession session) {
+        int id = ids.incrementAndGet();
+        console.say("SESSION", "id", id, "at", PeerConsole.now());
+        session.onClose().subscribe(null,
+                e -> console.say(Line.format("ENDED", "id", id, "end", PeerConsole.errorName(e), "at",
+                        PeerConsole.now()) + " -- " + PeerConsole.message(e)),
+                () -> console.say("ENDED", "id", id, "end", "OK", "at", PeerConsole.now()));
+        StreamChecker checker = new StreamChecker();
+        return session.receive()
+                .doOnNext(m -> checker.check(MemorySegment.ofArray(m)))
+                .doOnComplete(() -> received(id, session, checker, "complete"))
+                .doOnError(e -> received(id, session, checker, PeerConsole.errorName(e)))
+                .onErrorResume(e -> Mono.empty()) // the session has ended, and ENDED says why
+                .then();
+    }
+
+    private void received(int id, ResumableSession session, StreamChecker checker, String end) {
+        console.say(Line.format("RECEIVED", "id", id, "count", checker.count(), "bytes", checker.bytes(),
+                "bad", checker.bad(), "end", end, "resumes", session.resumes(), "replayed", session.replayed(),
+                "at", PeerConsole.now()) + " -- " + checker.firstProblem());
+    }
+
+    private void command(Line c) {
+        switch (c.kind()) {
+            case "BASELINE" -> console.say(ProcessHealth.baseline(transport).line(c.kind()));
+            case "HEALTH" -> console.say(ProcessHealth.of(transport).line(c.kind()));
+            case "QUIT" -> {
+                transport.dispose();
+                transport.onDispose().block(Duration.ofSeconds(10));
+                System.exit(0);
+            }
+            default -> throw new IllegalArgumentException("unknown command " + c.kind());
+        }
+    }
+}
