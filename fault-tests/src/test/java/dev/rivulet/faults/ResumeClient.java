@@ -6,12 +6,16 @@ import dev.rivulet.core.memory.Buffer;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.resume.ResumableSession;
 import dev.rivulet.core.resume.ResumeSpec;
+import dev.rivulet.core.resume.SessionMemory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
+import java.util.BitSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,11 +35,16 @@ import java.util.concurrent.atomic.AtomicLong;
  *                                  ENDED end=OK|ExceptionName resumes=.. replayed=.. at=.. -- why  when it ends
  * STREAM n=.. timeout=..           PROGRESS op=stream queued=.. (ten times), then
  *                                  STREAM end=OK|ExceptionName queued=.. bytes=.. ms=.. at=.. -- why
+ * COUNT n=.. timeout=..            n fetchAdd(1) on the server's counter, up to a window of them in flight:
+ *                                  PROGRESS op=count done=.. (ten times), then COUNT end=OK|ExceptionName done=..
+ *                                  distinct=.. ms=.. at=.. -- why  (distinct: previous values seen once each, all
+ *                                  in 0..n-1)
  * CLOSE                            CLOSED end=OK|.. at=..
  * BASELINE / HEALTH                {@link ProcessHealth}
  * QUIT
  * </pre>
- * Every message is a {@link StreamMessages} message, sent on the session as a byte array.
+ * Every message is a {@link StreamMessages} message, sent on the session as a byte array. The server's first message
+ * is the handle of the counter it exposed to the session ({@link ResumePeer}).
  */
 public final class ResumeClient {
 
@@ -58,6 +67,8 @@ public final class ResumeClient {
     /** Guard timeouts and the resume watch run here, not on Reactor's shared parallel pool. */
     private final Scheduler timer = Schedulers.newSingle("fault-timer");
     private volatile ResumableSession session;
+    /** The server's counter, from the session's first message. */
+    private volatile CompletableFuture<SessionMemory> counter = new CompletableFuture<>();
 
     private ResumeClient(Transport transport, ResumeSpec spec) {
         this.transport = transport;
@@ -89,6 +100,7 @@ public final class ResumeClient {
                     .subscribe(this::connected, e -> console.say(Line.format("FAILED", "command", "CONNECT",
                             "error", PeerConsole.errorName(e)) + " -- " + PeerConsole.message(e)));
             case "STREAM" -> stream(c.getLong("n"), guard(c));
+            case "COUNT" -> count(Math.toIntExact(c.getLong("n")), guard(c));
             case "CLOSE" -> {
                 ResumableSession s = session;
                 s.dispose();
@@ -113,6 +125,8 @@ public final class ResumeClient {
 
     /** Reports, for the session's life, each loss and resume, how its receive() ended, and how it ended. */
     private void connected(ResumableSession s) {
+        CompletableFuture<SessionMemory> handle = new CompletableFuture<>();
+        counter = handle;
         session = s;
         console.say("CONNECTED", "at", PeerConsole.now());
         AtomicLong reported = new AtomicLong();
@@ -129,7 +143,11 @@ public final class ResumeClient {
             }
         }, WATCH_EVERY_MS, WATCH_EVERY_MS, TimeUnit.MILLISECONDS);
         AtomicLong received = new AtomicLong();
-        s.receive().subscribe(m -> received.incrementAndGet(),
+        s.receive().subscribe(m -> {
+                    if (received.getAndIncrement() == 0) {
+                        handle.complete(SessionMemory.fromBytes(m));
+                    }
+                },
                 e -> console.say("RECEIVE", "end", PeerConsole.errorName(e), "count", received.get(),
                         "at", PeerConsole.now()),
                 () -> console.say("RECEIVE", "end", "complete", "count", received.get(), "at", PeerConsole.now()));
@@ -163,6 +181,42 @@ public final class ResumeClient {
                         + " -- " + PeerConsole.message(err)),
                 () -> console.say("STREAM", "end", "OK", "queued", queued.get(), "bytes", bytes.get(),
                         "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now()));
+    }
+
+    /**
+     * {@code n} fetchAdd(1)s on the server's counter, as many in flight as the session admits: each previous value
+     * must come back once, so a call applied twice (or lost) shows as a value seen twice (or never).
+     */
+    private void count(int n, Duration guard) {
+        ResumableSession s = session;
+        Mono<SessionMemory> target = Mono.fromFuture(counter);
+        long start = System.nanoTime();
+        int progressEvery = Math.max(1, n / 10);
+        BitSet seen = new BitSet(n);
+        AtomicLong done = new AtomicLong();
+        AtomicLong distinct = new AtomicLong();
+        target.flatMapMany(handle -> Flux.range(0, n).flatMap(i -> s.fetchAdd(handle, 1), 1024))
+                .doOnNext(previous -> {
+                    long p = previous;
+                    synchronized (seen) {
+                        if (p >= 0 && p < n && !seen.get((int) p)) {
+                            seen.set((int) p);
+                            distinct.incrementAndGet();
+                        }
+                    }
+                    long d = done.incrementAndGet();
+                    if (d % progressEvery == 0) {
+                        console.say("PROGRESS", "op", "count", "done", d, "at", PeerConsole.now());
+                    }
+                })
+                .then()
+                .timeout(guard, timer)
+                .subscribe(null,
+                        err -> console.say(Line.format("COUNT", "end", PeerConsole.errorName(err), "done", done.get(),
+                                "distinct", distinct.get(), "ms", (System.nanoTime() - start) / 1_000_000,
+                                "at", PeerConsole.now()) + " -- " + PeerConsole.message(err)),
+                        () -> console.say("COUNT", "end", "OK", "done", done.get(), "distinct", distinct.get(),
+                                "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now()));
     }
 
     /** Message {@code seq} as the session sends it: a copy of the pooled one the other scenarios send. */

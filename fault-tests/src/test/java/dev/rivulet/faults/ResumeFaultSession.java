@@ -24,6 +24,7 @@ final class ResumeFaultSession implements AutoCloseable {
     private String address;
     private ProcessHealth serverBaseline;
     private ProcessHealth clientBaseline;
+    private Line serverReceived;
 
     private ResumeFaultSession(ChildJvm server, ChildJvm client, Set<String> shmBefore) {
         this.server = server;
@@ -98,12 +99,18 @@ final class ResumeFaultSession implements AutoCloseable {
         Line ended = client.await("ENDED", STEP);
         assertThat(ended.get("end")).as("the client's session: %s", ended).isEqualTo("OK");
         Line received = server.await("RECEIVED", STEP);
+        serverReceived = received;
         assertThat(received.get("bad")).as("messages out of sequence or corrupt: %s", received).isEqualTo("0");
         assertThat(received.getLong("count")).as("messages the server's application took").isEqualTo(messages);
         assertThat(received.getLong("bytes")).as("bytes the server's application took").isEqualTo(bytes);
         assertThat(received.get("end")).as("the server's receive() completes at the close").isEqualTo("complete");
         assertThat(server.await("ENDED", STEP).get("end")).as("the server's session").isEqualTo("OK");
         return ended;
+    }
+
+    /** The server's RECEIVED line of the session {@link #closeAndCheck} closed last. */
+    Line serverReceived() {
+        return serverReceived;
     }
 
     void assertBothRecovered() throws InterruptedException {

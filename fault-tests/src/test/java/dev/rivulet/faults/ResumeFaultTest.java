@@ -31,6 +31,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       resumes after each (after the partition and the cut, whose silence only liveness can notice, its connection
  *       must have ended within the peer timeout), the stream completes, and the server's application took exactly
  *       the messages sent, each the next in sequence, of the right size, its CRC32C intact.</li>
+ *   <li>{@link #FETCH_ADDS} {@code fetchAdd(1)}s on a counter the server exposed to the session, with a TCP reset
+ *       ({@link #COUNTER_RESETS} times, one after the other once a tenth is done): every call completes, each previous
+ *       value from 0 up comes back once, and the counter ends exactly at their number (none lost, none applied
+ *       twice, although calls whose answers were lost with a connection are issued again).</li>
  *   <li>The client's link down past the server's session timeout ({@link #SHORT_SESSION_TIMEOUT_MS}; the client's
  *       own is long): the server's session expires, and when the link is back the client's resume is refused, so its
  *       session ends with {@code SessionExpiredException}, as do its pending sends and its {@code receive()}.</li>
@@ -43,6 +47,8 @@ class ResumeFaultTest extends NamespaceScenario {
     static final long MESSAGES = 1_000_000;
     static final long FAULT_MS = 2_000;
     static final long RESET_EVERY_MS = 2_000;
+    static final int FETCH_ADDS = 100_000;
+    static final int COUNTER_RESETS = 3;
     static final Duration RESET_NOTICED_WITHIN = Duration.ofSeconds(5);
     /** Longer than any fault here: only the session timeout scenario's expires. */
     static final long SESSION_TIMEOUT_MS = 30_000;
@@ -134,6 +140,42 @@ class ResumeFaultTest extends NamespaceScenario {
                         + "resets, %d resumes, %,d messages replayed; resumed %d..%d ms after each reset was lifted",
                 transport, RESET_EVERY_MS, MESSAGES, stream.getLong("ms"), resumeMs.size(), ended.getLong("resumes"),
                 ended.getLong("replayed"), min(resumeMs), max(resumeMs)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FaultTransport.class)
+    @Timeout(150)
+    void aCounterUpdatedByFetchAddsAcrossRepeatedResetsEndsExactlyAtTheirNumber(FaultTransport transport,
+                                                                                TestInfo info) throws Exception {
+        ResumeFaultSession s = start(transport, SESSION_TIMEOUT_MS, info);
+        s.client().send("COUNT n=" + FETCH_ADDS + " timeout=" + STREAM_GUARD_MS);
+        s.client().await("PROGRESS", l -> "count".equals(l.get("op")), STEP); // a tenth done: the calls flow
+        List<Long> resumeMs = new ArrayList<>();
+        long lastResetAt = 0;
+        for (int r = 1; r <= COUNTER_RESETS; r++) {
+            lastResetAt = PeerConsole.now();
+            long clearedAt = resetOnce(s);
+            int expected = r;
+            Line resumed = s.client().await("RESUMED", l -> l.getLong("resumes") == expected, STEP);
+            resumeMs.add(resumed.getLong("at") - clearedAt);
+        }
+        Line count = s.client().await("COUNT", STREAM_WAIT);
+
+        assertThat(count.get("end")).as("the fetch-adds: %s", count).isEqualTo("OK");
+        assertThat(count.getLong("done")).as("fetch-adds completed").isEqualTo(FETCH_ADDS);
+        assertThat(count.getLong("distinct")).as("previous values 0..%d, each seen once", FETCH_ADDS - 1)
+                .isEqualTo(FETCH_ADDS);
+        assertThat(count.getLong("at")).as("the fetch-adds were still in flight at the last reset")
+                .isGreaterThan(lastResetAt);
+        Line ended = s.closeAndCheck(0, 0);
+        assertThat(s.serverReceived().getLong("counter")).as("the server's counter").isEqualTo(FETCH_ADDS);
+        assertThat(ended.getLong("resumes")).as("resumes: one per reset").isEqualTo(COUNTER_RESETS);
+        s.assertBothRecovered();
+
+        FaultReport.record(String.format("resumable session %s, %,d fetch-adds across %d TCP resets: counter %,d in "
+                        + "%d ms; resumed %d..%d ms after each reset was lifted", transport, FETCH_ADDS,
+                COUNTER_RESETS, s.serverReceived().getLong("counter"), count.getLong("ms"), min(resumeMs),
+                max(resumeMs)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,12 +2,16 @@ package dev.rivulet.faults;
 
 import dev.rivulet.core.RivuletServer;
 import dev.rivulet.core.Transport;
+import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.LeakDetector;
 import dev.rivulet.core.resume.ResumableSession;
 import dev.rivulet.core.resume.ResumeSpec;
 import reactor.core.publisher.Mono;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,20 +20,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  * namespace. Arguments: the {@link dev.rivulet.core.spi.TransportProvider} class, the address to bind, the session
  * timeout in milliseconds, then transport options as {@code key=value}.
  *
- * <p>Serves resumable sessions ({@link RivuletServer#handleResumable}) and checks each session's incoming messages
- * with a {@link StreamChecker} as its application takes them. Lines on stdout:
+ * <p>Serves resumable sessions ({@link RivuletServer#handleResumable}): exposes a counter (one 8-byte word, zero) to
+ * each session with {@link Access#REMOTE_ATOMIC} and sends its handle as the session's first message, and checks the
+ * session's incoming messages with a {@link StreamChecker} as its application takes them. Lines on stdout:
  * <pre>
  * PID pid=..                     at start
  * ADDRESS address=..             listening
  * READY
  * SESSION id=.. at=..            a new session (not a resumed one)
- * RECEIVED id=.. count=.. bytes=.. bad=.. end=complete|ExceptionName resumes=.. replayed=.. at=.. -- first problem
+ * RECEIVED id=.. count=.. bytes=.. bad=.. end=complete|ExceptionName resumes=.. replayed=.. counter=.. at=..
+ *          -- first problem            the session's receive() ended; counter: the exposed word's value then
  * ENDED id=.. end=OK|ExceptionName at=.. -- why    the session ended, whichever side ended it
  * BASELINE / HEALTH ...          answer to the command of that name ({@link ProcessHealth})
  * </pre>
  * and {@code QUIT} disposes the transport and exits.
  */
 public final class ResumePeer {
+
+    /** The counter is updated by the session's atomics on its own thread: read it as they write it. */
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
 
     private final PeerConsole console = new PeerConsole();
     private final AtomicInteger ids = new AtomicInteger();
@@ -72,18 +81,24 @@ public final class ResumePeer {
                         PeerConsole.now()) + " -- " + PeerConsole.message(e)),
                 () -> console.say("ENDED", "id", id, "end", "OK", "at", PeerConsole.now()));
         StreamChecker checker = new StreamChecker();
-        return session.receive()
+        // Collected with the session's last reference to it: the window is withdrawn when the session ends.
+        MemorySegment counter = Arena.ofAuto().allocate(Long.BYTES, Long.BYTES);
+        byte[] handle = session.expose(counter, Access.REMOTE_ATOMIC).remote().toBytes();
+        Mono<Void> receiving = session.receive()
                 .doOnNext(m -> checker.check(MemorySegment.ofArray(m)))
-                .doOnComplete(() -> received(id, session, checker, "complete"))
-                .doOnError(e -> received(id, session, checker, PeerConsole.errorName(e)))
+                .doOnComplete(() -> received(id, session, checker, counter, "complete"))
+                .doOnError(e -> received(id, session, checker, counter, PeerConsole.errorName(e)))
                 .onErrorResume(e -> Mono.empty()) // the session has ended, and ENDED says why
                 .then();
+        return Mono.when(session.send(handle).onErrorResume(e -> Mono.empty()), receiving);
     }
 
-    private void received(int id, ResumableSession session, StreamChecker checker, String end) {
+    private void received(int id, ResumableSession session, StreamChecker checker, MemorySegment counter,
+                          String end) {
         console.say(Line.format("RECEIVED", "id", id, "count", checker.count(), "bytes", checker.bytes(),
                 "bad", checker.bad(), "end", end, "resumes", session.resumes(), "replayed", session.replayed(),
-                "at", PeerConsole.now()) + " -- " + checker.firstProblem());
+                "counter", (long) WORD.getVolatile(counter, 0L), "at", PeerConsole.now())
+                + " -- " + checker.firstProblem());
     }
 
     private void command(Line c) {
