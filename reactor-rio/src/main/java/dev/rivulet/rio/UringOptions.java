@@ -29,6 +29,15 @@ public final class UringOptions {
     public static final TransportOption<Boolean> ZERO_COPY = TransportOption.flag("uring.zeroCopy", true,
             "SEND_ZC for staged writes where the kernel has it");
 
+    /**
+     * Whether SEND_ZC is used to a peer on this host too. Loopback delivery cannot leave the sender's pages in
+     * place: the kernel pins them, then copies them into fresh pages anyway ({@code skb_copy_ubufs}), so a
+     * zero-copy send there is a plain send's copy plus the pinning, a page allocation per packet and a second
+     * completion. Off by default; tests turn it on to run the zero-copy path over loopback.
+     */
+    public static final TransportOption<Boolean> ZERO_COPY_LOOPBACK = TransportOption.flag("uring.zeroCopyLoopback",
+            false, "SEND_ZC also to a peer on this host, where the kernel copies the pages anyway");
+
     /** The smallest staged write sent with SEND_ZC; smaller ones go out with plain SEND. */
     public static final TransportOption<Integer> ZERO_COPY_MIN_BYTES = TransportOption.integer(
             "uring.zeroCopyMinBytes", 16 << 10, 0, 1 << 30, "smallest staged write sent with SEND_ZC, bytes");
@@ -47,7 +56,8 @@ public final class UringOptions {
 
     static {
         List<TransportOption<?>> all = new ArrayList<>(STREAM.all());
-        all.addAll(List.of(RING_ENTRIES, FIXED_SLOTS, ZERO_COPY, ZERO_COPY_MIN_BYTES, DEFER_TASKRUN));
+        all.addAll(List.of(RING_ENTRIES, FIXED_SLOTS, ZERO_COPY, ZERO_COPY_LOOPBACK, ZERO_COPY_MIN_BYTES,
+                DEFER_TASKRUN));
         ALL = List.copyOf(all);
     }
 

@@ -19,7 +19,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One TCP socket driven through its loop's ring: the {@link StreamChannel} of io_uring. Staged frames go out with
- * {@code SEND_ZC} from the fixed staging buffer where the kernel has it (else plain {@code SEND}); large payloads
+ * {@code SEND_ZC} from the fixed staging buffer where the kernel has it and the peer is on another host (else plain
+ * {@code SEND}: loopback delivery copies a zero-copy send's pages anyway); large payloads
  * with plain {@code SEND} straight from the message's pooled buffer (pool slabs appear while the transport runs and
  * are not fixed buffers); several queued frames go as one gather {@code SENDMSG}; receives land in the fixed
  * receive buffer through {@code READ_FIXED}, or, while a large payload is incomplete, through a {@code RECVMSG} that
@@ -40,6 +41,8 @@ final class UringChannel implements StreamChannel {
 
     private final UringLoop ring;
     private final int fd;
+    /** Whether staged writes may go out with SEND_ZC (not to a peer on this host, where the kernel copies). */
+    private final boolean zeroCopy;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment staging;
     private final MemorySegment receive;
@@ -56,9 +59,10 @@ final class UringChannel implements StreamChannel {
     private boolean released;
     private boolean fdClosed;
 
-    UringChannel(UringLoop ring, int fd, int stagingBytes, int receiveBytes) {
+    UringChannel(UringLoop ring, int fd, int stagingBytes, int receiveBytes, boolean zeroCopy) {
         this.ring = ring;
         this.fd = fd;
+        this.zeroCopy = zeroCopy;
         // Mapped, not allocated: what a connection held goes back to the system when it closes (AnonymousMemory).
         this.staging = Mappings.anonymous(roundUp(stagingBytes), arena).asSlice(0, stagingBytes);
         this.receive = Mappings.anonymous(roundUp(receiveBytes), arena).asSlice(0, receiveBytes);
@@ -109,7 +113,7 @@ final class UringChannel implements StreamChannel {
         if (s == null) {
             return false;
         }
-        if (staged && stagingSlot >= 0 && ring.zeroCopy(length)) {
+        if (staged && zeroCopy && stagingSlot >= 0 && ring.zeroCopy(length)) {
             s.prepSendZcFixed(fd, buffer, offset, length, LibcSockets.MSG_NOSIGNAL, 0, stagingSlot);
         } else {
             s.prepSend(fd, buffer, offset, length, SEND_FLAGS);

@@ -25,6 +25,7 @@ import dev.rivulet.rio.stream.StreamWire;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -47,6 +48,7 @@ public final class UringTransport extends StreamTransport {
     private final int fixedSlots;
     private final boolean zeroCopy;
     private final int zeroCopyMinBytes;
+    private final boolean zeroCopyLoopback;
     private final boolean deferTaskrun;
     private final PerLoop<UringLoop> rings = new PerLoop<>("io_uring", this::startRing);
 
@@ -60,6 +62,7 @@ public final class UringTransport extends StreamTransport {
         this.fixedSlots = config.get(UringOptions.FIXED_SLOTS);
         this.zeroCopy = config.get(UringOptions.ZERO_COPY);
         this.zeroCopyMinBytes = config.get(UringOptions.ZERO_COPY_MIN_BYTES);
+        this.zeroCopyLoopback = config.get(UringOptions.ZERO_COPY_LOOPBACK);
         this.deferTaskrun = config.get(UringOptions.DEFER_TASKRUN);
     }
 
@@ -152,7 +155,24 @@ public final class UringTransport extends StreamTransport {
 
     @Override
     protected StreamChannel newChannel(ProgressLoop loop, long socket, String remote) {
-        return new UringChannel(rings.of(loop), (int) socket, settings.stagingBytes(), settings.receiveBytes());
+        int fd = (int) socket;
+        return new UringChannel(rings.of(loop), fd, settings.stagingBytes(), settings.receiveBytes(),
+                zeroCopyLoopback || !peerOnThisHost(fd));
+    }
+
+    /**
+     * Whether the peer is on this host: a loopback address, or this socket's own address (a connection to one of
+     * the host's own addresses goes over the loopback device too). There the kernel copies a zero-copy send's pages
+     * (see {@link UringOptions#ZERO_COPY_LOOPBACK}). A socket whose addresses cannot be read any more (the peer
+     * reset it already) counts as remote: the connection fails on its first operation either way.
+     */
+    static boolean peerOnThisHost(int fd) {
+        try {
+            InetAddress peer = LibcSockets.remoteAddress(fd).getAddress();
+            return peer.isLoopbackAddress() || peer.equals(LibcSockets.localAddress(fd).getAddress());
+        } catch (ErrnoException e) {
+            return false;
+        }
     }
 
     private UringLoop startRing(ProgressLoop loop) {

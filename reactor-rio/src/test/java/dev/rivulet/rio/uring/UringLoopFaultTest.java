@@ -97,8 +97,8 @@ class UringLoopFaultTest {
                 return r;
             });
             try {
-                failing.channel = new UringChannel(ring, failingFd, 4096, 4096);
-                healthy.channel = new UringChannel(ring, healthyFd, 4096, 4096);
+                failing.channel = new UringChannel(ring, failingFd, 4096, 4096, true);
+                healthy.channel = new UringChannel(ring, healthyFd, 4096, 4096, true);
                 onLoop(loop, () -> {
                     failing.channel.attach(failing);
                     healthy.channel.attach(healthy);
