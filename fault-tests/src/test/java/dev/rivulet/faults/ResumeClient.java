@@ -15,10 +15,12 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 
 /**
  * The connecting side of a resumable-session scenario ({@link ResumeFaultTest}), a JVM of its own inside the client
@@ -35,6 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *                                  ENDED end=OK|ExceptionName resumes=.. replayed=.. at=.. -- why  when it ends
  * STREAM n=.. timeout=..           PROGRESS op=stream queued=.. (ten times), then
  *                                  STREAM end=OK|ExceptionName queued=.. bytes=.. ms=.. at=.. -- why
+ * PUTS chunk=.. timeout=..         fills the server's data window with puts of chunk bytes each (deterministic
+ *                                  bytes, up to 16 in flight): PUTS started=.. at=.., then PUTS end=OK|ExceptionName
+ *                                  count=.. bytes=.. crc=.. ms=.. at=.. -- why  (crc: CRC32C of what was put, hex)
  * COUNT n=.. timeout=..            n fetchAdd(1) on the server's counter, up to a window of them in flight:
  *                                  PROGRESS op=count done=.. (ten times), then COUNT end=OK|ExceptionName done=..
  *                                  distinct=.. ms=.. at=.. -- why  (distinct: previous values seen once each, all
@@ -43,8 +48,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * BASELINE / HEALTH                {@link ProcessHealth}
  * QUIT
  * </pre>
- * Every message is a {@link StreamMessages} message, sent on the session as a byte array. The server's first message
- * is the handle of the counter it exposed to the session ({@link ResumePeer}).
+ * Every message is a {@link StreamMessages} message, sent on the session as a byte array. The server's first two
+ * messages are the handles of the counter and the data window it exposed to the session ({@link ResumePeer}).
  */
 public final class ResumeClient {
 
@@ -69,6 +74,8 @@ public final class ResumeClient {
     private volatile ResumableSession session;
     /** The server's counter, from the session's first message. */
     private volatile CompletableFuture<SessionMemory> counter = new CompletableFuture<>();
+    /** The server's data window, from the session's second message. */
+    private volatile CompletableFuture<SessionMemory> data = new CompletableFuture<>();
 
     private ResumeClient(Transport transport, ResumeSpec spec) {
         this.transport = transport;
@@ -100,6 +107,7 @@ public final class ResumeClient {
                     .subscribe(this::connected, e -> console.say(Line.format("FAILED", "command", "CONNECT",
                             "error", PeerConsole.errorName(e)) + " -- " + PeerConsole.message(e)));
             case "STREAM" -> stream(c.getLong("n"), guard(c));
+            case "PUTS" -> puts(Math.toIntExact(c.getLong("chunk")), guard(c));
             case "COUNT" -> count(Math.toIntExact(c.getLong("n")), guard(c));
             case "CLOSE" -> {
                 ResumableSession s = session;
@@ -125,8 +133,10 @@ public final class ResumeClient {
 
     /** Reports, for the session's life, each loss and resume, how its receive() ended, and how it ended. */
     private void connected(ResumableSession s) {
-        CompletableFuture<SessionMemory> handle = new CompletableFuture<>();
-        counter = handle;
+        CompletableFuture<SessionMemory> counterHandle = new CompletableFuture<>();
+        CompletableFuture<SessionMemory> dataHandle = new CompletableFuture<>();
+        counter = counterHandle;
+        data = dataHandle;
         session = s;
         console.say("CONNECTED", "at", PeerConsole.now());
         AtomicLong reported = new AtomicLong();
@@ -144,8 +154,11 @@ public final class ResumeClient {
         }, WATCH_EVERY_MS, WATCH_EVERY_MS, TimeUnit.MILLISECONDS);
         AtomicLong received = new AtomicLong();
         s.receive().subscribe(m -> {
-                    if (received.getAndIncrement() == 0) {
-                        handle.complete(SessionMemory.fromBytes(m));
+                    long seq = received.getAndIncrement();
+                    if (seq == 0) {
+                        counterHandle.complete(SessionMemory.fromBytes(m));
+                    } else if (seq == 1) {
+                        dataHandle.complete(SessionMemory.fromBytes(m));
                     }
                 },
                 e -> console.say("RECEIVE", "end", PeerConsole.errorName(e), "count", received.get(),
@@ -181,6 +194,42 @@ public final class ResumeClient {
                         + " -- " + PeerConsole.message(err)),
                 () -> console.say("STREAM", "end", "OK", "queued", queued.get(), "bytes", bytes.get(),
                         "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now()));
+    }
+
+    /**
+     * Fills the server's data window with puts of {@code chunk} bytes each, chunk {@code i} at {@code i * chunk}, its
+     * bytes drawn from a generator seeded with {@code i}; reports the CRC32C of the whole, to compare with the server's.
+     */
+    private void puts(int chunk, Duration guard) {
+        ResumableSession s = session;
+        long start = System.nanoTime();
+        AtomicLong count = new AtomicLong();
+        Mono.fromFuture(data)
+                .flatMap(window -> {
+                    int chunks = Math.toIntExact(window.length() / chunk);
+                    CRC32C crc = new CRC32C();
+                    for (int i = 0; i < chunks; i++) {
+                        crc.update(chunk(i, chunk));
+                    }
+                    console.say("PUTS", "started", chunks, "at", PeerConsole.now());
+                    return Flux.range(0, chunks)
+                            .flatMap(i -> s.put(chunk(i, chunk), window.slice((long) i * chunk, chunk))
+                                    .doOnSuccess(v -> count.incrementAndGet()), 16)
+                            .then(Mono.just(crc.getValue()));
+                })
+                .timeout(guard, timer)
+                .subscribe(crc -> console.say("PUTS", "end", "OK", "count", count.get(),
+                                "bytes", count.get() * chunk, "crc", Long.toHexString(crc),
+                                "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now()),
+                        err -> console.say(Line.format("PUTS", "end", PeerConsole.errorName(err), "count",
+                                count.get(), "ms", (System.nanoTime() - start) / 1_000_000, "at", PeerConsole.now())
+                                + " -- " + PeerConsole.message(err)));
+    }
+
+    private static byte[] chunk(int i, int size) {
+        byte[] bytes = new byte[size];
+        new SplittableRandom(i).nextBytes(bytes);
+        return bytes;
     }
 
     /**

@@ -31,6 +31,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       resumes after each (after the partition and the cut, whose silence only liveness can notice, its connection
  *       must have ended within the peer timeout), the stream completes, and the server's application took exactly
  *       the messages sent, each the next in sequence, of the right size, its CRC32C intact.</li>
+ *   <li>Puts of {@link #PUT_CHUNK} filling an 8 MiB window the server exposed to the session, at {@link #PUT_RATE},
+ *       with the client's link down for {@link #FAULT_MS} from {@link #CUT_PUTS_AFTER_MS} in: the puts whose answers
+ *       were lost are issued again, every put completes, and the server's window holds exactly the bytes put.</li>
  *   <li>{@link #FETCH_ADDS} {@code fetchAdd(1)}s on a counter the server exposed to the session, with a TCP reset
  *       ({@link #COUNTER_RESETS} times, one after the other once a tenth is done): every call completes, each previous
  *       value from 0 up comes back once, and the counter ends exactly at their number (none lost, none applied
@@ -48,6 +51,10 @@ class ResumeFaultTest extends NamespaceScenario {
     static final long FAULT_MS = 2_000;
     static final long RESET_EVERY_MS = 2_000;
     static final int FETCH_ADDS = 100_000;
+    /** The puts scenario's rate limit: the 8 MiB of puts take about 1.7 s, so the cut lands among them. */
+    static final String PUT_RATE = "40mbit";
+    static final int PUT_CHUNK = 64 << 10;
+    static final long CUT_PUTS_AFTER_MS = 500;
     static final int COUNTER_RESETS = 3;
     static final Duration RESET_NOTICED_WITHIN = Duration.ofSeconds(5);
     /** Longer than any fault here: only the session timeout scenario's expires. */
@@ -140,6 +147,49 @@ class ResumeFaultTest extends NamespaceScenario {
                         + "resets, %d resumes, %,d messages replayed; resumed %d..%d ms after each reset was lifted",
                 transport, RESET_EVERY_MS, MESSAGES, stream.getLong("ms"), resumeMs.size(), ended.getLong("resumes"),
                 ended.getLong("replayed"), min(resumeMs), max(resumeMs)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FaultTransport.class)
+    @Timeout(150)
+    void putsToASessionWindowCompleteIntactWhenTheSessionResumesAfterALinkCut(FaultTransport transport,
+                                                                             TestInfo info) throws Exception {
+        ResumeFaultSession s = start(transport, SESSION_TIMEOUT_MS, info);
+        net.client().shaper().limit(PUT_RATE);
+        Line puts;
+        long cutAt;
+        long healedAt;
+        try {
+            s.client().send("PUTS chunk=" + PUT_CHUNK + " timeout=" + STREAM_GUARD_MS);
+            s.client().await("PUTS", l -> l.fields().containsKey("started"), STEP);
+            Thread.sleep(CUT_PUTS_AFTER_MS);
+            cutAt = PeerConsole.now();
+            net.client().linkDown();
+            Thread.sleep(FAULT_MS);
+            healedAt = PeerConsole.now();
+            net.client().linkUp();
+            puts = s.client().await("PUTS", l -> l.fields().containsKey("end"), STREAM_WAIT);
+        } finally {
+            net.client().shaper().clear();
+        }
+        Line disconnected = s.client().await("DISCONNECTED", STEP);
+        Line resumed = s.client().await("RESUMED", STEP);
+
+        assertThat(puts.get("end")).as("the puts: %s", puts).isEqualTo("OK");
+        assertThat(puts.getLong("bytes")).as("bytes put").isEqualTo(8L << 20);
+        assertThat(puts.getLong("at")).as("the puts were still in flight during the cut").isGreaterThan(healedAt);
+        assertThat(resumed.getLong("at")).as("the session resumed once the link was back")
+                .isGreaterThanOrEqualTo(healedAt);
+        Line ended = s.closeAndCheck(0, 0);
+        assertThat(s.serverReceived().get("crc")).as("CRC32C of the server's window").isEqualTo(puts.get("crc"));
+        assertThat(ended.getLong("resumes")).as("resumes").isPositive();
+        s.assertBothRecovered();
+
+        FaultReport.record(String.format("resumable session %s, 8 MiB of %d KiB puts at %s, link down %d ms from %d "
+                        + "ms in: done in %d ms; connection lost %d ms after the cut, %d resume(s); resumed %d ms "
+                        + "after the link came back", transport, PUT_CHUNK >> 10, PUT_RATE, FAULT_MS,
+                CUT_PUTS_AFTER_MS, puts.getLong("ms"), disconnected.getLong("at") - cutAt, ended.getLong("resumes"),
+                resumed.getLong("at") - healedAt));
     }
 
     @ParameterizedTest(name = "{0}")
