@@ -25,10 +25,10 @@ import static dev.rivulet.rdma.fabric.sys.FiConstants.*;
  * exception its operation fails with ({@link #classify}), carrying {@code fi_strerror} and the provider's own text,
  * and decides what happens to the endpoint. A failed receive of the peer's breaks it, one holding a message larger
  * than the agreed eager size is a stranger's and only dropped (error entries carry no sender, and ending the endpoint
- * there would let anyone who reaches it close it); protocol words are best effort; a lost message or operation
- * breaks it unless the peer's goodbye follows ({@link ConnectionFate#noteLoss}); on providers whose connection ends
- * with a refused one-sided operation the refusal breaks it at once, since whatever is posted next would fail at
- * random. Progress thread only.
+ * there would let anyone who reaches it close it); a lost message, operation or protocol word (whose credits are
+ * lost with it) breaks it unless the peer's goodbye follows ({@link ConnectionFate#noteLoss}); on providers whose
+ * connection ends with a refused one-sided operation the refusal breaks it at once, since whatever is posted next
+ * would fail at random. Progress thread only.
  */
 final class FabricFailures {
 
@@ -94,11 +94,17 @@ final class FabricFailures {
         slots.release(slot);
         switch (kind) {
             case ContextSlots.CONTROL, ContextSlots.DONE_WORD -> {
-                // Protocol words are best effort: if the peer really is gone, the bootstrap liveness channel says
-                // so, and the data path reports its own errors.
                 LOG.debug("error for a control word to {}: {}", remoteAddress, text);
                 if (kind == ContextSlots.CONTROL) {
                     events.controlCompleted();
+                }
+                if (!fate.closed() && lostConnection(err)) {
+                    // What the word carried (credits, a rendezvous read's end) never reaches the peer, and nothing
+                    // else need ever fail: a reset may end the provider's connection while the bootstrap channel
+                    // lives on, and a peer waiting for those credits then posts nothing more. So the word's loss
+                    // ends the connection as a lost message does, unless the peer's goodbye follows.
+                    fate.noteLoss(new ConnectionLostException("control word lost", provider, err, text, null),
+                            link.now());
                 }
             }
             case ContextSlots.RTS_SEND -> {
@@ -159,12 +165,22 @@ final class FabricFailures {
             return cause != null ? cause : new ResourceClosedException(op.kind() + " flushed: the endpoint closed",
                     provider, err, text, null);
         }
+        if (lostConnection(err)) {
+            return OperationErrors.lost(op.kind(), provider, err, text);
+        }
         return switch (err) {
-            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
-                 FabricErrors.EPIPE -> OperationErrors.lost(op.kind(), provider, err, text);
             case FI_EACCES, FI_EKEYREJECTED, FI_EINVAL, FI_EFAULT, FI_ECANCELED ->
                     OperationErrors.refused(op.kind(), provider, err, text);
             default -> OperationErrors.failed(op.kind(), provider, err, text);
+        };
+    }
+
+    /** Whether {@code err} is one of the codes that say the provider's connection to the peer died. */
+    private static boolean lostConnection(int err) {
+        return switch (err) {
+            case FI_EIO, FI_ECONNRESET, FI_ECONNABORTED, FI_ECONNREFUSED, FI_ETIMEDOUT, FI_EHOSTUNREACH, FI_ENOTCONN,
+                 FabricErrors.EPIPE -> true;
+            default -> false;
         };
     }
 
