@@ -2,6 +2,7 @@ package dev.rivulet.rdma.fabric;
 
 import dev.rivulet.core.error.InvalidRequestException;
 import dev.rivulet.core.error.ProviderException;
+import dev.rivulet.core.error.ResourceClosedException;
 import dev.rivulet.core.error.TransportUnavailableException;
 import dev.rivulet.core.memory.Access;
 import dev.rivulet.core.memory.NativeRegistration;
@@ -337,6 +338,29 @@ final class FabricDomain implements AutoCloseable {
      * {@code poll} instead of keeping an epoll set behind the wait fd), and an idle thread sleeps on a timer.
      */
     EndpointHandles openEndpoint(int cqSize, boolean sleepOnFd) {
+        // Counted among the open endpoints before the domain is touched, so that a close() racing with this (a
+        // listener setting a connection up while its transport is disposed) waits for it instead of freeing the
+        // domain under the provider's calls below; refused once the close was asked for.
+        synchronized (this) {
+            if (closeRequested) {
+                throw new ResourceClosedException("the " + provider + " domain is closed: no new endpoint",
+                        provider, 0, null, null);
+            }
+            openInLibfabric++;
+        }
+        boolean made = false;
+        try {
+            EndpointHandles h = openEndpointNow(cqSize, sleepOnFd);
+            made = true;
+            return h;
+        } finally {
+            if (!made) {
+                closedInLibfabric(); // the reservation: the last one out closes the domain if asked to
+            }
+        }
+    }
+
+    private EndpointHandles openEndpointNow(int cqSize, boolean sleepOnFd) {
         MemorySegment cq = MemorySegment.NULL;
         MemorySegment ep = MemorySegment.NULL;
         try (Arena tmp = Arena.ofConfined()) {
@@ -376,7 +400,6 @@ final class FabricDomain implements AutoCloseable {
             EndpointHandles h = new EndpointHandles(FidEp.of(ep), FidCq.of(cq), bytes, waitFd);
             synchronized (this) {
                 held.add(h);
-                openInLibfabric++;
                 opened++;
             }
             if (sharesPeerMappings) {
